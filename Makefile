@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# AF_SPRAY: top-level build.
+#
+#   make                 module for $(KVER) + userspace tools + selftests
+#   make modules-all     the module for every kernel of the matrix ($(KVERS))
+#   make W=1 / make check (sparse) / make style (checkpatch --strict)
+#   make install         module (+ depmod), uapi header and tools
+#   make test            everything, in the VM, on every kernel of the matrix
+#   make demo            the main job: a VM that shows AF_SPRAY working
+#
+# The host kernel cannot load modules: see scripts/vm.sh.
+
+KVERS	?= $(shell scripts/kver.sh)
+KVER	?= $(shell scripts/kver.sh --default)
+KDIR	?= /lib/modules/$(KVER)/build
+KSRC	?= /var/cache/spray/linux-source-6.12
+BUILD	:= build/$(KVER)
+W	?=
+PREFIX	?= /usr/local
+DESTDIR	?=
+
+KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/spray.h
+
+.PHONY: all module modules-all tools selftests unit check style install \
+	uninstall test demo clean FORCE
+
+all: module tools selftests
+
+# Out-of-tree builds for two kernels cannot share object files: each kernel
+# gets its own copy of the sources in build/KVER/.
+$(BUILD)/spray.ko: $(KERNEL_SRCS) FORCE
+	@mkdir -p $(BUILD)
+	@cp -p Kbuild $(BUILD)/ && cp -rp kernel include $(BUILD)/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) W=$(W) modules
+
+module: $(BUILD)/spray.ko
+
+modules-all:
+	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory KVER=$$k module; done
+
+tools:
+	@if [ -d userspace/spraycoll ]; then $(MAKE) -C userspace/spraycoll; fi
+
+selftests:
+	$(MAKE) -C selftests KSRC=$(KSRC)
+
+unit:
+	@if [ -d selftests/unit ]; then $(MAKE) -C selftests/unit; fi
+
+# sparse over every file, warnings are errors for us.
+check:
+	@mkdir -p $(BUILD)
+	@cp -p Kbuild $(BUILD)/ && cp -rp kernel include $(BUILD)/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) C=2 CHECK=sparse W=1 modules 2>&1 | \
+		tee $(BUILD)/check.log
+	@! grep -E "warning:|error:" $(BUILD)/check.log
+
+style:
+	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
+		-f kernel/*.c kernel/*.h include/uapi/linux/*.h
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+	install -D -m 0644 include/uapi/linux/spray.h $(DESTDIR)$(PREFIX)/include/linux/spray.h
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/spray.ko* $(DESTDIR)$(PREFIX)/include/linux/spray.h
+	depmod -a $(KVER)
+
+test:
+	scripts/test.sh
+
+demo:
+	scripts/demo.sh
+
+clean:
+	rm -rf build
+	$(MAKE) -C selftests clean
+	@if [ -d userspace/spraycoll ]; then $(MAKE) -C userspace/spraycoll clean; fi
+	@if [ -d selftests/unit ]; then $(MAKE) -C selftests/unit clean; fi

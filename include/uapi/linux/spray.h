@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * AF_SPRAY: reliable datagrams sprayed per packet over UDP/IP.
+ *
+ * Socket ABI. The generic-netlink API (configuration, statistics, events)
+ * lives in its own header, generated from Documentation/netlink/specs/.
+ *
+ * A socket is created with socket(AF_SPRAY, SOCK_DGRAM, 0). It is bound to
+ * a *spray port*: a 16-bit number in AF_SPRAY's own port space, one per
+ * network namespace, carried inside the AF_SPRAY header. On the wire every
+ * AF_SPRAY packet of a namespace travels to one UDP port (see the netlink
+ * API); the UDP source port of each packet is its entropy value, chosen per
+ * packet to spread one message over every ECMP path.
+ */
+#ifndef _UAPI_LINUX_SPRAY_H
+#define _UAPI_LINUX_SPRAY_H
+
+#include <linux/types.h>
+#include <linux/socket.h>
+
+/**
+ * define AF_SPRAY - the address family of AF_SPRAY sockets
+ *
+ * Linux allows families below AF_MAX (46) only, and every number below it is
+ * claimed. 13 is AF_NETBEUI's: reserved in <linux/socket.h> and never
+ * implemented by any kernel, so no in-tree family registers it. The module
+ * refuses to load, with a message naming the number, if the slot is taken.
+ */
+#define AF_SPRAY	13
+#define PF_SPRAY	AF_SPRAY
+
+/**
+ * define SOL_SPRAY - the level of AF_SPRAY socket options
+ *
+ * Not an IP protocol number and not registered upstream; any level reaches a
+ * family's own setsockopt, this one names AF_SPRAY's.
+ */
+#define SOL_SPRAY	299
+
+/**
+ * struct sockaddr_spray - an AF_SPRAY socket address
+ * @sspray_family: AF_SPRAY.
+ * @sspray_port: spray port in network byte order; 0 in bind() picks a free
+ *	one from the namespace's ephemeral range.
+ * @sspray_af: AF_INET or AF_INET6: which member of the address union is
+ *	valid. In bind(), the IPv6 wildcard (::) accepts IPv4 and IPv6 peers,
+ *	the IPv4 wildcard (0.0.0.0) IPv4 peers only.
+ * @sspray_reserved: must be zero.
+ * @sspray_scope_id: IPv6 scope (interface index) of a link-local address,
+ *	else 0.
+ * @sspray_addr4: IPv4 address, network byte order (@sspray_af == AF_INET).
+ * @sspray_addr6: IPv6 address (@sspray_af == AF_INET6).
+ *
+ * 28 bytes; the kernel accepts exactly sizeof(struct sockaddr_spray) or more
+ * (trailing bytes must be zero) and returns this size.
+ */
+struct sockaddr_spray {
+	__kernel_sa_family_t	sspray_family;
+	__be16			sspray_port;
+	__u16			sspray_af;
+	__u16			sspray_reserved;
+	__u32			sspray_scope_id;
+	union {
+		__be32		sspray_addr4;
+		__u8		sspray_addr6[16];
+	};
+};
+
+#endif /* _UAPI_LINUX_SPRAY_H */

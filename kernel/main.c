@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY: reliable datagrams sprayed per packet over UDP/IP.
+ *
+ * Module entry: brings the subsystems up in order and down in reverse.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "spray.h"
+
+static int __init spray_init(void)
+{
+	int err;
+
+	err = spray_netns_init();
+	if (err)
+		return err;
+	err = spray_af_init();
+	if (err)
+		goto err_netns;
+	pr_info("AF_SPRAY (family %d) loaded\n", AF_SPRAY);
+	return 0;
+
+err_netns:
+	spray_netns_exit();
+	return err;
+}
+
+static void __exit spray_exit(void)
+{
+	spray_af_exit();
+	spray_netns_exit();
+}
+
+module_init(spray_init);
+module_exit(spray_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("AF_SPRAY: reliable multipath datagrams over UDP/IP");
+MODULE_AUTHOR("AF_SPRAY developers");
+MODULE_ALIAS_NETPROTO(PF_SPRAY);

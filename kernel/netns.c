@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY per network namespace state: the spray port table.
+ */
+#include <linux/random.h>
+#include <net/ip.h>
+#include <net/netns/generic.h>
+#include <net/ipv6.h>
+
+#include "spray.h"
+
+static unsigned int spray_net_id __read_mostly;
+
+struct spray_net *spray_net(const struct net *net)
+{
+	return net_generic(net, spray_net_id);
+}
+
+static struct hlist_head *spray_port_head(struct spray_net *sn, u16 port)
+{
+	return &sn->ports[hash_32(port, SPRAY_PORT_HASH_BITS)];
+}
+
+/*
+ * Two bindings of one port conflict when their addresses overlap: equal, or
+ * one of them a wildcard that covers the other's family. The IPv6 wildcard
+ * covers IPv4 too (see struct sockaddr_spray).
+ */
+static bool spray_addr_overlap(const struct spray_addr *a,
+			       const struct spray_addr *b)
+{
+	bool a_any = spray_addr_is_any(a);
+	bool b_any = spray_addr_is_any(b);
+
+	if (a_any && b_any)
+		return a->af == b->af || a->af == AF_INET6 ||
+		       b->af == AF_INET6;
+	if (a_any)
+		return a->af == AF_INET6 || b->af == AF_INET;
+	if (b_any)
+		return b->af == AF_INET6 || a->af == AF_INET;
+	return a->af == b->af && ipv6_addr_equal(&a->v6, &b->v6) &&
+	       a->scope_id == b->scope_id;
+}
+
+static bool spray_port_conflict(struct spray_net *sn,
+				const struct spray_addr *addr, u16 port)
+{
+	struct spray_sock *other;
+
+	hlist_for_each_entry(other, spray_port_head(sn, port), bind_node)
+		if (other->local.port == port &&
+		    spray_addr_overlap(&other->local, addr))
+			return true;
+	return false;
+}
+
+/**
+ * spray_port_bind() - hash a socket under its spray port
+ * @sn: the namespace
+ * @ss: the socket, not yet bound
+ * @addr: the address; port 0 picks a free port from the namespace's
+ *	ip_local_port_range, starting at a random offset
+ *
+ * Return: 0, or -EADDRINUSE if the port (or every ephemeral port) is taken.
+ */
+int spray_port_bind(struct spray_net *sn, struct spray_sock *ss,
+		    const struct spray_addr *addr)
+{
+	struct spray_addr local = *addr;
+	u32 range, off, i;
+	int low, high;
+	int err = 0;
+
+	spin_lock_bh(&sn->port_lock);
+	if (local.port) {
+		if (spray_port_conflict(sn, &local, local.port))
+			err = -EADDRINUSE;
+	} else {
+		inet_get_local_port_range(sock_net(&ss->sk), &low, &high);
+		range = high - low + 1;
+		off = get_random_u32_below(range);
+		err = -EADDRINUSE;
+		for (i = 0; i < range; i++) {
+			u16 port = low + (off + i) % range;
+
+			if (!spray_port_conflict(sn, &local, port)) {
+				local.port = port;
+				err = 0;
+				break;
+			}
+		}
+	}
+	if (!err) {
+		ss->local = local;
+		ss->bound = true;
+		sn->nr_bound++;
+		hlist_add_head_rcu(&ss->bind_node,
+				   spray_port_head(sn, local.port));
+	}
+	spin_unlock_bh(&sn->port_lock);
+	return err;
+}
+
+/**
+ * spray_port_unbind() - remove a socket from the port table
+ * @sn: the namespace
+ * @ss: the socket; nothing happens if it is not bound
+ *
+ * Readers walk the table under RCU: the socket is freed after a grace period
+ * (SOCK_RCU_FREE), so it stays valid for them.
+ */
+void spray_port_unbind(struct spray_net *sn, struct spray_sock *ss)
+{
+	spin_lock_bh(&sn->port_lock);
+	if (ss->bound) {
+		hlist_del_init_rcu(&ss->bind_node);
+		ss->bound = false;
+		sn->nr_bound--;
+	}
+	spin_unlock_bh(&sn->port_lock);
+}
+
+static int __net_init spray_net_init(struct net *net)
+{
+	struct spray_net *sn = spray_net(net);
+	unsigned int i;
+
+	spin_lock_init(&sn->port_lock);
+	for (i = 0; i < SPRAY_PORT_HASH_SIZE; i++)
+		INIT_HLIST_HEAD(&sn->ports[i]);
+	return 0;
+}
+
+static void __net_exit spray_net_exit(struct net *net)
+{
+	struct spray_net *sn = spray_net(net);
+
+	/* Sockets hold a reference on their namespace: none can be bound. */
+	WARN_ON_ONCE(sn->nr_bound);
+}
+
+static struct pernet_operations spray_net_ops = {
+	.init = spray_net_init,
+	.exit = spray_net_exit,
+	.id   = &spray_net_id,
+	.size = sizeof(struct spray_net),
+};
+
+int spray_netns_init(void)
+{
+	return register_pernet_subsys(&spray_net_ops);
+}
+
+void spray_netns_exit(void)
+{
+	unregister_pernet_subsys(&spray_net_ops);
+}

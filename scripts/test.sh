@@ -1,0 +1,99 @@
+#!/bin/bash
+# The whole AF_SPRAY test suite, set-up included:
+#   1. install what is missing (scripts/deps.sh),
+#   2. build the module for every kernel of the matrix (W=1), the tools and
+#      the selftests,
+#   3. run the userspace unit tests (ASan + UBSan) on the host,
+#   4. boot each kernel of the matrix in QEMU and run the selftests there.
+# Ends with "N passed, N failed"; exits non-zero on any failure.
+#
+#   scripts/test.sh [-k KVER]... [TEST...]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+kvers=()
+while getopts "k:" o; do
+	case $o in
+	k) kvers+=("$OPTARG") ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+scripts/deps.sh || { echo "deps failed"; echo "0 passed, 1 failed"; exit 1; }
+[ ${#kvers[@]} -gt 0 ] || mapfile -t kvers < <(scripts/kver.sh)
+
+results=$top/build/results
+rm -rf "$results"
+mkdir -p "$results"
+passed=0
+failed=0
+skipped=0
+fail_logs=()
+
+count_tap() {	# count_tap FILE...: add TAP results to the totals
+	local p f s
+	read -r p f s < <(cat "$@" | awk '
+		/^ok .*# [Ss][Kk][Ii][Pp]/ { s++; next }
+		/^ok / { p++ }
+		/^not ok / { f++ }
+		END { printf "%d %d %d\n", p, f, s }')
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+}
+
+step() {	# step NAME CMD...: a build step is one test
+	local name=$1 log=$results/$1.log; shift
+	if "$@" >"$log" 2>&1; then
+		echo "ok - $name" | tee -a "$results/host.tap"
+	else
+		echo "not ok - $name (log: $log)" | tee -a "$results/host.tap"
+		tail -n 30 "$log"
+		fail_logs+=("$log")
+	fi
+}
+
+for k in "${kvers[@]}"; do
+	step "build-$k" make --no-print-directory KVER="$k" W=1 module
+done
+step build-tools make --no-print-directory tools selftests
+if [ -d selftests/unit ]; then
+	make --no-print-directory -C selftests/unit >"$results/unit.log" 2>&1
+	rc=$?
+	cat "$results/unit.log"
+	grep -E "^(ok|not ok) " "$results/unit.log" >"$results/unit.tap"
+	[ $rc -eq 0 ] || echo "not ok - unit tests exited $rc" >>"$results/unit.tap"
+fi
+if [ -x selftests/spraycoll/run.sh ]; then
+	selftests/spraycoll/run.sh >"$results/spraycoll-host.log" 2>&1
+	rc=$?
+	tail -n 3 "$results/spraycoll-host.log"
+	grep -E "^(ok|not ok) " "$results/spraycoll-host.log" >"$results/spraycoll-host.tap"
+	[ $rc -eq 0 ] || echo "not ok - spraycoll host tests exited $rc" >>"$results/spraycoll-host.tap"
+fi
+count_tap "$results"/*.tap
+
+for k in "${kvers[@]}"; do
+	out=$results/vm-$k
+	echo "# ==== VM $k"
+	scripts/vm.sh -k "$k" -o "$out" -- selftests/run.sh "$@" >"$out.console" 2>&1
+	rc=$?
+	grep -E "^(ok|not ok|#) " "$out.console" | grep -v "^#  "
+	if [ -f "$out/summary" ]; then
+		count_tap "$out"/*.tap
+	else
+		echo "not ok - VM $k produced no results"
+		failed=$((failed + 1))
+	fi
+	if [ $rc -ne 0 ]; then
+		fail_logs+=("$out.console")
+		[ -f "$out/summary" ] && ! grep -q "^not ok" "$out"/*.tap &&
+			{ echo "not ok - VM $k exited $rc"; failed=$((failed + 1)); }
+	fi
+done
+
+for l in "${fail_logs[@]}"; do
+	echo "# log of a failure: $l"
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

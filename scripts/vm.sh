@@ -1,0 +1,124 @@
+#!/bin/bash
+# Boot a Debian kernel under QEMU (TCG) with the host's root filesystem shared
+# read-only over 9p, run one command in the repository inside it, and power
+# off. The host kernel here cannot load modules; this is where spray.ko runs.
+#
+#   scripts/vm.sh [-k KVER] [-o OUTDIR] [-m MEM] [-t TIMEOUT] -- CMD [ARGS]
+#
+# Inside the VM: the same paths as on the host (read-only), tmpfs on /tmp,
+# /run, /var/tmp and /root, OUTDIR (read-write, shared with the host) mounted
+# at /mnt/out, and $SPRAY_OUT pointing at it. The command's exit status is
+# this script's; the console goes to OUTDIR/console.log and to stdout.
+# Every run starts from a fresh initramfs and a fresh tmpfs: no state leaks
+# between runs.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+KVER=$("$here/scripts/kver.sh" --default)
+OUT=
+MEM=2G
+TIMEOUT=1800
+while getopts "k:o:m:t:" o; do
+	case $o in
+	k) KVER=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	m) MEM=$OPTARG ;;
+	t) TIMEOUT=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = "--" ] && shift
+[ $# -gt 0 ] || { echo "usage: $0 [-k KVER] [-o OUTDIR] -- CMD" >&2; exit 2; }
+
+kernel=/boot/vmlinuz-$KVER
+[ -r "$kernel" ] || { echo "vm: no $kernel (install linux-image for $KVER)" >&2; exit 2; }
+[ -n "$OUT" ] || OUT=$(mktemp -d /tmp/spray-vm.XXXXXX)
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+rm -f "$OUT/rc" "$OUT/console.log"
+
+# The initramfs: busybox, the modules that mount 9p (decompressed: busybox
+# insmod reads plain .ko) and /init. Rebuilt when this script changes.
+cache=${SPRAY_VM_CACHE:-/var/cache/spray/vm}
+initrd=$cache/initrd-$KVER.cpio.gz
+if [ ! -s "$initrd" ] || [ "$initrd" -ot "$0" ]; then
+	mkdir -p "$cache"
+	root=$(mktemp -d)
+	trap 'rm -rf "$root"' EXIT
+	mkdir -p "$root"/{bin,dev,proc,sys,newroot,mods}
+	cp /usr/bin/busybox "$root/bin/busybox"
+	for a in sh mount umount insmod mkdir chroot poweroff echo cat sleep ls; do
+		ln -s busybox "$root/bin/$a"
+	done
+	n=0
+	for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++' | while read -r ko; do
+		n=$((n + 1))
+		dst=$root/mods/$(printf %02d $n)-$(basename "${ko%.xz}")
+		dst=${dst%.zst}
+		case $ko in
+		*.xz) xz -dc "$ko" >"$dst" ;;
+		*.zst) zstd -qdc "$ko" >"$dst" ;;
+		*) cp "$ko" "$dst" ;;
+		esac
+	done
+	cat >"$root/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in /mods/*.ko; do insmod "$m" 2>/dev/null; done
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose hostroot /newroot; then
+	echo "vm-init: cannot mount the host root over 9p"; poweroff -f
+fi
+for d in tmp run var/tmp root; do mount -t tmpfs tmpfs /newroot/$d; done
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /newroot/mnt
+umount /proc /sys /dev
+mount -t proc proc /newroot/proc
+mount -t sysfs sys /newroot/sys
+mount -t devtmpfs dev /newroot/dev
+exec chroot /newroot /bin/sh /mnt/.vm-run
+INIT
+	chmod +x "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+	rm -rf "$root"
+	trap - EXIT
+fi
+
+# The command runs from the repository, with the usual PATH, and its exit
+# status lands in OUTDIR/rc. The guest kernel log is saved for the checks.
+{
+	echo '#!/bin/sh'
+	echo 'mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs tmpfs /dev/shm'
+	echo 'mount -t debugfs none /sys/kernel/debug 2>/dev/null'
+	echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root'
+	echo 'export SPRAY_OUT=/mnt SPRAY_IN_VM=1 TERM=dumb'
+	printf 'export SPRAY_KVER=%q\n' "$KVER"
+	echo 'ip link set lo up'
+	printf 'cd %q\n' "$here"
+	printf '%q ' "$@"; echo
+	echo 'echo $? > /mnt/rc'
+	echo 'dmesg > /mnt/dmesg.log; cat /proc/sys/kernel/tainted > /mnt/tainted'
+	echo 'sync; echo o > /proc/sysrq-trigger; sleep 10'
+} >"$OUT/.vm-run"
+
+set +e
+timeout --foreground "$TIMEOUT" qemu-system-x86_64 \
+	-accel tcg -machine q35 -cpu max -smp 2 -m "$MEM" \
+	-nographic -no-reboot -nodefaults -serial stdio \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet mitigations=off" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$OUT,mount_tag=out,security_model=none" \
+	-device virtio-rng-pci \
+	</dev/null 2>&1 | tee "$OUT/console.log"
+qrc=${PIPESTATUS[0]}
+set -e
+if [ ! -f "$OUT/rc" ]; then
+	echo "vm: the VM ended without a result (qemu status $qrc); log: $OUT/console.log" >&2
+	exit 125
+fi
+exit "$(cat "$OUT/rc")"

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# AF_SPRAY sockets in network namespaces:
+#
+#   ns1 (10.0.1.1, fd00::1) ---veth--- ns2 (10.0.1.2, fd00::2)
+#
+# each namespace binds its own address and the same spray port; a namespace
+# deleted while one of its sockets is open goes away cleanly afterwards.
+source "$(dirname "$0")/lib.sh"
+trap cleanup_ns EXIT
+
+setup_ns ns1 ns2 || { fail "setup namespaces"; tap_end; }
+ip link add veth1 netns "$ns1" type veth peer name veth2 netns "$ns2"
+ip -n "$ns1" addr add 10.0.1.1/24 dev veth1
+ip -n "$ns2" addr add 10.0.1.2/24 dev veth2
+ip -n "$ns1" addr add fd00::1/64 dev veth1 nodad
+ip -n "$ns2" addr add fd00::2/64 dev veth2 nodad
+ip -n "$ns1" link set veth1 up
+ip -n "$ns2" link set veth2 up
+
+hold() {	# hold NS ADDR PORT -> prints the bound port
+	ip netns exec "$1" "$here/spray_hold" "$2" "$3" </dev/null >/dev/null 2>&1
+}
+
+check "bind 10.0.1.1:5000 in ns1" hold "$ns1" 10.0.1.1 5000
+check "bind 10.0.1.2:5000 in ns2" hold "$ns2" 10.0.1.2 5000
+check "bind fd00::2 in ns2" hold "$ns2" fd00::2 5000
+check "ns1 cannot bind ns2's address" not hold "$ns1" 10.0.1.2 5000
+
+# Same port in both namespaces at the same time.
+hold_start H1 ip netns exec "$ns1" "$here/spray_hold" 0.0.0.0 5001 &&
+	hold_start H2 ip netns exec "$ns2" "$here/spray_hold" :: 5001
+check "port 5001 bound in both namespaces at once" [ $? -eq 0 ]
+check "port 5001 in use inside ns1" not hold "$ns1" 10.0.1.1 5001
+
+# Delete ns1 while its socket is open: the socket keeps the namespace alive
+# until it closes; then the namespace is torn down without complaint.
+ip netns del "$ns1"
+NSLIST=("${NSLIST[@]/$ns1}")
+check "socket in a deleted namespace closes cleanly" hold_stop H1
+hold_stop H2
+tap_end

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the AF_SPRAY selftests inside the test VM (scripts/vm.sh): load
+# spray.ko, run every test with TAP output, unload, and check the kernel log
+# and taint. Results go to $SPRAY_OUT (one .tap file per test) and a summary
+# line "passed failed skipped" to $SPRAY_OUT/summary.
+#
+#   selftests/run.sh [TEST...]    default: every test in the Makefile
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+KVER=${SPRAY_KVER:-$(uname -r)}
+OUT=${SPRAY_OUT:-/tmp/spray-results}
+export SPRAY_KO=${SPRAY_KO:-$top/build/$KVER/spray.ko}
+mkdir -p "$OUT"
+rm -f "$OUT"/*.tap "$OUT/summary"
+
+# Tests in the order of the Makefile's lists; module.sh last (it reloads).
+if [ $# -eq 0 ]; then
+	set -- $(make -s -C "$here" --no-print-directory -f - print <<'MK'
+include Makefile
+print:
+	@echo $(TEST_GEN_PROGS) $(TEST_PROGS)
+MK
+)
+fi
+
+# Tests that the runner itself asserts, reported as one more TAP file.
+rtap=$OUT/runner.tap
+n=0
+rok()   { n=$((n + 1)); echo "ok $n $*" | tee -a "$rtap"; }
+rfail() { n=$((n + 1)); echo "not ok $n $*" | tee -a "$rtap"; }
+
+dmesg -C
+if insmod "$SPRAY_KO"; then
+	rok "load $SPRAY_KO"
+else
+	rfail "load $SPRAY_KO"
+fi
+
+for t in "$@"; do
+	echo "# ---- $t"
+	case $t in
+	*.sh) (cd "$here" && timeout 600 bash "./$t") ;;
+	*) (cd "$here" && timeout 600 "./$t") ;;
+	esac >"$OUT/$t.tap" 2>&1
+	rc=$?
+	cat "$OUT/$t.tap"
+	if [ $rc -ne 0 ] && ! grep -q "^not ok" "$OUT/$t.tap"; then
+		rfail "$t exited with status $rc"
+	fi
+done
+
+if [ -d /sys/module/spray ]; then
+	# Sockets closed by the tests may still be on their way out.
+	for i in $(seq 100); do
+		[ "$(cat /sys/module/spray/refcnt)" = 0 ] && break
+		sleep 0.1
+	done
+	if rmmod spray; then
+		rok "unload"
+	else
+		rfail "unload (refcnt $(cat /sys/module/spray/refcnt))"
+	fi
+else
+	rfail "module was not loaded at the end"
+fi
+
+# Kernel log: no warning, bug, oops, lockdep or sanitizer report, and no
+# taint but out-of-tree (O, 4096) and unsigned (E, 8192).
+dmesg >"$OUT/kernel.log"
+if grep -E "WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|lockdep|KASAN|UBSAN|kmemleak|Call Trace" \
+	"$OUT/kernel.log" >"$OUT/kernel-problems.log"; then
+	rfail "kernel log clean (see kernel-problems.log)"
+	cat "$OUT/kernel-problems.log"
+else
+	rok "kernel log clean"
+fi
+taint=$(cat /proc/sys/kernel/tainted)
+if [ $((taint & ~(4096 | 8192))) -eq 0 ]; then
+	rok "kernel not tainted beyond out-of-tree/unsigned ($taint)"
+else
+	rfail "kernel tainted: $taint"
+fi
+
+cat "$OUT"/*.tap | awk '
+	/^ok .*# [Ss][Kk][Ii][Pp]/ { s++; next }
+	/^ok / { p++ }
+	/^not ok / { f++ }
+	END { printf "%d %d %d\n", p, f, s }' >"$OUT/summary"
+read -r p f s <"$OUT/summary"
+echo "# $KVER: $p passed, $f failed, $s skipped"
+[ "$f" -eq 0 ]
