@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY congestion control.
+ *
+ * Sender (NSCC, per ACK, with the delay EWMA weight 1/80 per packet acked):
+ *	no ECN, delay < target:  proportional increase,
+ *				 cwnd += acked * (target - delay) / target
+ *	no ECN, delay >= target: fair increase, cwnd += mtu * acked / cwnd
+ *	ECN, delay >= target:    cwnd *= max(1 - 0.8 (delay - target) / delay,
+ *				 0.5), at most once per base RTT
+ *	ECN, delay < target:     hold
+ * bounded by [min_cwnd, max_cwnd], max 1.5 BDP by default.
+ *
+ * Receiver: each active incoming connection gets an equal share of
+ * rcv_bdp_bytes as credit beyond its cumulative ack, never more than the
+ * receive buffer has room for nor the receive window; grants only grow.
+ */
+#include "cc.h"
+#include "rxwin.h"
+
+#define NSCC_EWMA_DIV		80	/* delay EWMA weight 0.0125 */
+#define NSCC_DELAY_CAP		(1U << 24)	/* 16 ms, keeps s32 math safe */
+
+/**
+ * spray_cc_cfg_default() - fill the default congestion control tunables
+ * @cfg: to fill
+ */
+void spray_cc_cfg_default(struct spray_cc_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = SPRAY_CC_BOTH;
+	cfg->mtu = 4096;
+	cfg->bdp_bytes = 256 * 1024;
+	cfg->min_cwnd = cfg->mtu;
+	cfg->max_cwnd = cfg->bdp_bytes + cfg->bdp_bytes / 2;
+	cfg->init_cwnd = cfg->bdp_bytes;
+	cfg->unsched_pkts = 16;
+	cfg->rcv_bdp_bytes = cfg->bdp_bytes;
+}
+
+/**
+ * spray_cc_cfg_check() - validate a configuration, fill derived defaults
+ * @cfg: to check; zero min/max/init windows and rcv_bdp_bytes are derived
+ *	from mtu and bdp_bytes
+ *
+ * Return: 0 or -EINVAL.
+ */
+int spray_cc_cfg_check(struct spray_cc_cfg *cfg)
+{
+	if (cfg->mode > SPRAY_CC_BOTH || cfg->mtu < 64 || cfg->mtu > 65535 ||
+	    !cfg->bdp_bytes || cfg->bdp_bytes > (1U << 30))
+		return -EINVAL;
+	if (!cfg->min_cwnd)
+		cfg->min_cwnd = cfg->mtu;
+	if (!cfg->max_cwnd)
+		cfg->max_cwnd = cfg->bdp_bytes + cfg->bdp_bytes / 2;
+	if (!cfg->init_cwnd)
+		cfg->init_cwnd = cfg->bdp_bytes;
+	if (!cfg->rcv_bdp_bytes)
+		cfg->rcv_bdp_bytes = cfg->bdp_bytes;
+	if (cfg->min_cwnd > cfg->max_cwnd)
+		return -EINVAL;
+	cfg->init_cwnd = clamp(cfg->init_cwnd, cfg->min_cwnd, cfg->max_cwnd);
+	return 0;
+}
+
+/**
+ * spray_nscc_init() - start a sender window
+ * @cc: state
+ * @cfg: checked configuration
+ */
+void spray_nscc_init(struct spray_nscc *cc, const struct spray_cc_cfg *cfg)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->cwnd = cfg->init_cwnd;
+}
+
+static void nscc_clamp(struct spray_nscc *cc, const struct spray_cc_cfg *cfg)
+{
+	cc->cwnd = clamp(cc->cwnd, cfg->min_cwnd, cfg->max_cwnd);
+}
+
+/**
+ * spray_nscc_on_ack() - adjust the window for one ACK
+ * @cc: sender window
+ * @cfg: configuration
+ * @sum: what the ACK delivered (spray_txwin_on_ack())
+ * @min_rtt_ns: the connection's smallest RTT sample, the base RTT when
+ *	cfg->base_rtt_ns is 0
+ * @now_ns: current time
+ */
+void spray_nscc_on_ack(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
+		       const struct spray_txack_sum *sum, u32 min_rtt_ns,
+		       u64 now_ns)
+{
+	u32 base = cfg->base_rtt_ns ? cfg->base_rtt_ns : min_rtt_ns;
+	u32 target, delay, avg, w, factor;
+	u32 clean = sum->bytes - sum->ce_bytes;
+	s32 diff;
+	u64 inc;
+
+	if (cfg->mode != SPRAY_CC_SENDER && cfg->mode != SPRAY_CC_BOTH)
+		return;
+	if (!sum->pkts || !base)
+		return;
+	target = cfg->target_ns ? cfg->target_ns : base;
+	target = min(target, NSCC_DELAY_CAP);
+
+	if (sum->rtt_ns) {
+		delay = sum->rtt_ns > base ? sum->rtt_ns - base : 0;
+		delay = min(delay, NSCC_DELAY_CAP);
+		w = min_t(u32, sum->pkts, NSCC_EWMA_DIV);
+		diff = (s32)delay - (s32)cc->avg_delay_ns;
+		cc->avg_delay_ns = (u32)((s32)cc->avg_delay_ns +
+					 diff * (s32)w / NSCC_EWMA_DIV);
+	}
+	avg = cc->avg_delay_ns;
+
+	if (sum->ce_pkts && avg >= target && avg) {
+		if (now_ns - cc->last_md_ns >= base || !cc->last_md_ns) {
+			/* 1 - 0.8 (avg - target) / avg, in 1/1024 */
+			factor = 1024 - (u32)spray_div_u64(819ULL *
+							   (avg - target),
+							   avg);
+			factor = max(factor, 512U);
+			cc->cwnd = (u32)(((u64)cc->cwnd * factor) >> 10);
+			cc->last_md_ns = now_ns;
+			cc->md++;
+		}
+	} else if (!sum->ce_pkts && avg < target) {
+		inc = spray_div_u64((u64)clean * (target - avg), target);
+		cc->cwnd = (u32)min_t(u64, (u64)cc->cwnd + inc, U32_MAX);
+		cc->inc_prop++;
+	} else if (!sum->ce_pkts) {
+		inc = spray_div_u64((u64)cfg->mtu * clean, cc->cwnd);
+		cc->cwnd = (u32)min_t(u64, (u64)cc->cwnd + inc, U32_MAX);
+		cc->inc_fair++;
+	}
+	/* ECN below target: hold */
+	nscc_clamp(cc, cfg);
+}
+
+/**
+ * spray_nscc_on_loss() - adjust the window for a lost packet
+ * @cc: sender window
+ * @cfg: configuration
+ * @why: how it was detected
+ * @now_ns: current time
+ *
+ * A RACK or NACK loss costs one mtu (losses on a sprayed fabric are often a
+ * failed path, handled by path.c, not congestion); an RTO halves the window
+ * at most once per RTO event.
+ */
+void spray_nscc_on_loss(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
+			enum spray_loss_why why, u64 now_ns)
+{
+	if (cfg->mode != SPRAY_CC_SENDER && cfg->mode != SPRAY_CC_BOTH)
+		return;
+	if (why == SPRAY_LOSS_RTO) {
+		if (cc->last_md_ns != now_ns) {
+			cc->cwnd /= 2;
+			cc->last_md_ns = now_ns;
+			cc->md++;
+		}
+	} else {
+		cc->cwnd = cc->cwnd > cfg->mtu ? cc->cwnd - cfg->mtu : 0;
+	}
+	nscc_clamp(cc, cfg);
+}
+
+/**
+ * spray_nscc_cwnd_pkts() - the window in packets, for spray_txwin_room()
+ * @cc: sender window
+ * @cfg: configuration
+ *
+ * Return: at least 1, U32_MAX when the sender window is off.
+ */
+u32 spray_nscc_cwnd_pkts(const struct spray_nscc *cc,
+			 const struct spray_cc_cfg *cfg)
+{
+	if (cfg->mode != SPRAY_CC_SENDER && cfg->mode != SPRAY_CC_BOTH)
+		return U32_MAX;
+	return max(cc->cwnd / cfg->mtu, 1U);
+}
+
+/**
+ * spray_rcc_initial_grant() - the sender's grant before any ACK
+ * @cfg: configuration
+ * @isn: first psn of the incarnation
+ *
+ * Return: isn + unsched_pkts, or isn + the receive window when receiver
+ * credit is off.
+ */
+u32 spray_rcc_initial_grant(const struct spray_cc_cfg *cfg, u32 isn)
+{
+	if (cfg->mode != SPRAY_CC_RECEIVER && cfg->mode != SPRAY_CC_BOTH)
+		return isn + SPRAY_RXWIN_BITS;
+	return isn + min(max(cfg->unsched_pkts, 1U), SPRAY_RXWIN_BITS);
+}
+
+/**
+ * spray_rcc_conn_init() - receiver credit of a new incoming incarnation
+ * @c: state
+ * @cfg: configuration
+ * @isn: first psn of the incarnation
+ */
+void spray_rcc_conn_init(struct spray_rcc_conn *c,
+			 const struct spray_cc_cfg *cfg, u32 isn)
+{
+	c->grant = spray_rcc_initial_grant(cfg, isn);
+	c->active = false;
+}
+
+/**
+ * spray_rcc_activate() - count a connection among the active senders
+ * @r: receiving socket's credit state
+ * @c: connection
+ *
+ * The caller activates a connection when data for an incomplete message
+ * is expected and deactivates it when all its messages are complete (or
+ * it idles), so that the credit is shared among those that use it.
+ */
+void spray_rcc_activate(struct spray_rcc *r, struct spray_rcc_conn *c)
+{
+	if (!c->active) {
+		c->active = true;
+		r->nactive++;
+	}
+}
+
+/**
+ * spray_rcc_deactivate() - stop counting a connection as active
+ * @r: receiving socket's credit state
+ * @c: connection
+ */
+void spray_rcc_deactivate(struct spray_rcc *r, struct spray_rcc_conn *c)
+{
+	if (c->active) {
+		c->active = false;
+		r->nactive--;
+	}
+}
+
+/**
+ * spray_rcc_grant() - compute the grant psn to put in an ACK or NACK
+ * @r: receiving socket's credit state
+ * @c: connection
+ * @cfg: configuration
+ * @cum_psn: the connection's cumulative ack
+ * @rcvbuf_free: bytes the socket receive buffer can still take
+ *
+ * grant = cum + min(rcv_bdp / active senders, rcvbuf_free, receive window),
+ * in packets of mtu bytes, at least one packet while the buffer has room
+ * for one; never below the previous grant (a sent grant cannot be taken
+ * back).
+ *
+ * Return: the grant psn (also stored in @c).
+ */
+u32 spray_rcc_grant(const struct spray_rcc *r, struct spray_rcc_conn *c,
+		    const struct spray_cc_cfg *cfg, u32 cum_psn,
+		    u32 rcvbuf_free)
+{
+	u32 share, pkts, g;
+
+	if (cfg->mode != SPRAY_CC_RECEIVER && cfg->mode != SPRAY_CC_BOTH) {
+		pkts = SPRAY_RXWIN_BITS;
+	} else {
+		share = cfg->rcv_bdp_bytes / max(r->nactive, 1U);
+		share = min(share, rcvbuf_free);
+		pkts = share / cfg->mtu;
+		if (!pkts && rcvbuf_free >= cfg->mtu)
+			pkts = 1;
+		pkts = min(pkts, SPRAY_RXWIN_BITS);
+	}
+	g = cum_psn + pkts;
+	if (spray_psn_after(g, c->grant))
+		c->grant = g;
+	return c->grant;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AF_SPRAY congestion control, signalled by both ends: an NSCC-like sender
+ * window (ECN + queueing delay) and receiver credit (grants, as Homa and
+ * RCCC). Integer arithmetic only.
+ */
+#ifndef _SPRAY_CC_H
+#define _SPRAY_CC_H
+
+#include "core.h"
+#include "txwin.h"
+
+/**
+ * enum spray_cc_mode - which end limits the sender
+ * @SPRAY_CC_OFF: neither (window and ring limits only).
+ * @SPRAY_CC_SENDER: the sender's NSCC window only.
+ * @SPRAY_CC_RECEIVER: the receiver's grants only.
+ * @SPRAY_CC_BOTH: both (default).
+ */
+enum spray_cc_mode {
+	SPRAY_CC_OFF,
+	SPRAY_CC_SENDER,
+	SPRAY_CC_RECEIVER,
+	SPRAY_CC_BOTH,
+};
+
+/**
+ * struct spray_cc_cfg - congestion control tunables (per namespace)
+ * @mode: enum spray_cc_mode.
+ * @mtu: payload bytes of a full packet (default 4096).
+ * @base_rtt_ns: unloaded RTT; 0 = use the measured minimum (default 0).
+ * @target_ns: queueing delay target; 0 = the base RTT (default 0).
+ * @bdp_bytes: bandwidth-delay product of the local link (default 256 KiB,
+ *	about 100 Gbit/s x 20 us).
+ * @min_cwnd: smallest window, bytes (default 1 mtu).
+ * @max_cwnd: largest window, bytes (default 1.5 bdp).
+ * @init_cwnd: first window, bytes (default 1 bdp).
+ * @unsched_pkts: packets a new incarnation may send before any grant
+ *	(default 16).
+ * @rcv_bdp_bytes: the receiver keeps about this many bytes granted and
+ *	not yet received, over all its active senders (default 1 bdp).
+ */
+struct spray_cc_cfg {
+	u8	mode;
+	u32	mtu;
+	u32	base_rtt_ns;
+	u32	target_ns;
+	u32	bdp_bytes;
+	u32	min_cwnd;
+	u32	max_cwnd;
+	u32	init_cwnd;
+	u32	unsched_pkts;
+	u32	rcv_bdp_bytes;
+};
+
+/**
+ * struct spray_nscc - sender window of one connection
+ * @cwnd: window in bytes.
+ * @avg_delay_ns: EWMA of the queueing delay (RTT - base RTT).
+ * @last_md_ns: time of the last multiplicative decrease.
+ * @md: multiplicative decreases.
+ * @inc_prop: proportional increases.
+ * @inc_fair: fair increases.
+ */
+struct spray_nscc {
+	u32	cwnd;
+	u32	avg_delay_ns;
+	u64	last_md_ns;
+	u64	md;
+	u64	inc_prop;
+	u64	inc_fair;
+};
+
+/**
+ * struct spray_rcc - receiver credit state of one receiving socket
+ * @nactive: connections currently sending to it (spray_rcc_activate()).
+ */
+struct spray_rcc {
+	u32	nactive;
+};
+
+/**
+ * struct spray_rcc_conn - receiver credit of one incoming connection
+ * @grant: last grant psn advertised (never decreases).
+ * @active: counted in spray_rcc.nactive.
+ */
+struct spray_rcc_conn {
+	u32	grant;
+	bool	active;
+};
+
+void spray_cc_cfg_default(struct spray_cc_cfg *cfg);
+int spray_cc_cfg_check(struct spray_cc_cfg *cfg);
+void spray_nscc_init(struct spray_nscc *cc, const struct spray_cc_cfg *cfg);
+void spray_nscc_on_ack(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
+		       const struct spray_txack_sum *sum, u32 min_rtt_ns,
+		       u64 now_ns);
+void spray_nscc_on_loss(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
+			enum spray_loss_why why, u64 now_ns);
+u32 spray_nscc_cwnd_pkts(const struct spray_nscc *cc,
+			 const struct spray_cc_cfg *cfg);
+u32 spray_rcc_initial_grant(const struct spray_cc_cfg *cfg, u32 isn);
+void spray_rcc_conn_init(struct spray_rcc_conn *c,
+			 const struct spray_cc_cfg *cfg, u32 isn);
+void spray_rcc_activate(struct spray_rcc *r, struct spray_rcc_conn *c);
+void spray_rcc_deactivate(struct spray_rcc *r, struct spray_rcc_conn *c);
+u32 spray_rcc_grant(const struct spray_rcc *r, struct spray_rcc_conn *c,
+		    const struct spray_cc_cfg *cfg, u32 cum_psn,
+		    u32 rcvbuf_free);
+
+#endif /* _SPRAY_CC_H */

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY packet parsing, validation and header building.
+ *
+ * Parsing copies the headers out with memcpy: a UDP payload in an skb is
+ * only 4-byte aligned in general, and the 64-bit fields must not be loaded
+ * in place.
+ */
+#include "pkt.h"
+
+static const char * const spray_drop_names[__SPRAY_DROP_MAX] = {
+	[SPRAY_DROP_NONE]	= "none",
+	[SPRAY_DROP_SHORT]	= "short",
+	[SPRAY_DROP_VERSION]	= "version",
+	[SPRAY_DROP_TYPE]	= "type",
+	[SPRAY_DROP_FLAGS]	= "flags",
+	[SPRAY_DROP_PORT]	= "port",
+	[SPRAY_DROP_CID]	= "cid",
+	[SPRAY_DROP_LEN]	= "len",
+	[SPRAY_DROP_FIELD]	= "field",
+	[SPRAY_DROP_DUP]	= "dup",
+	[SPRAY_DROP_WINDOW]	= "window",
+	[SPRAY_DROP_STALE]	= "stale",
+};
+
+/**
+ * spray_drop_reason_name() - short name of a drop reason, for stats dumps
+ * @reason: enum spray_drop_reason
+ *
+ * Return: a static string, "unknown" for out-of-range values.
+ */
+const char *spray_drop_reason_name(enum spray_drop_reason reason)
+{
+	if ((unsigned int)reason >= __SPRAY_DROP_MAX)
+		return "unknown";
+	return spray_drop_names[reason];
+}
+
+/**
+ * spray_pkt_hdr_len() - bytes of headers of a packet type
+ * @type: enum spray_type
+ *
+ * Return: the header length, 0 for an unknown type.
+ */
+u32 spray_pkt_hdr_len(u8 type)
+{
+	switch (type) {
+	case SPRAY_T_DATA:
+		return SPRAY_DATA_HDR_LEN;
+	case SPRAY_T_ACK:
+		return SPRAY_ACK_LEN;
+	case SPRAY_T_NACK:
+		return SPRAY_NACK_LEN;
+	case SPRAY_T_PROBE:
+		return SPRAY_PROBE_LEN;
+	case SPRAY_T_CLOSE:
+		return SPRAY_CLOSE_LEN;
+	}
+	return 0;
+}
+
+static u16 spray_flags_mask(u8 type)
+{
+	switch (type) {
+	case SPRAY_T_DATA:
+		return SPRAY_F_DATA_MASK;
+	case SPRAY_T_ACK:
+		return SPRAY_F_ACK_MASK;
+	case SPRAY_T_NACK:
+		return SPRAY_F_NACK_MASK;
+	case SPRAY_T_PROBE:
+		return SPRAY_F_PROBE_MASK;
+	}
+	return SPRAY_F_CLOSE_MASK;
+}
+
+static int spray_parse_data(const u8 *buf, u32 len, struct spray_pkt *out)
+{
+	struct spray_data_hdr d;
+	u32 payload;
+
+	memcpy(&d, buf + SPRAY_HDR_LEN, sizeof(d));
+	out->data.msg_id = be32_to_cpu(d.msg_id);
+	out->data.msg_len = be32_to_cpu(d.msg_len);
+	out->data.frag_off = be32_to_cpu(d.frag_off);
+	out->data.frag_len = be16_to_cpu(d.frag_len);
+	out->data.ts_ns = be64_to_cpu(d.ts_ns);
+
+	payload = len - SPRAY_DATA_HDR_LEN;
+	if (!out->data.msg_len || out->data.msg_len > SPRAY_WIRE_MAX_MSG)
+		return -SPRAY_DROP_LEN;
+	if (!out->data.frag_len || out->data.frag_len != payload)
+		return -SPRAY_DROP_LEN;
+	/* both <= 8 MiB + 64 KiB: no overflow in u32 */
+	if (out->data.frag_off > SPRAY_WIRE_MAX_MSG ||
+	    out->data.frag_off + out->data.frag_len > out->data.msg_len)
+		return -SPRAY_DROP_LEN;
+	return 0;
+}
+
+static void spray_parse_ack(const u8 *buf, struct spray_pkt *out)
+{
+	struct spray_ack_hdr a;
+
+	memcpy(&a, buf + SPRAY_HDR_LEN, sizeof(a));
+	out->ack.cum_psn = be32_to_cpu(a.cum_psn);
+	out->ack.sack_base = be32_to_cpu(a.sack_base);
+	out->ack.sack = be64_to_cpu(a.sack);
+	out->ack.ecn = be64_to_cpu(a.ecn);
+	out->ack.ts_echo = be64_to_cpu(a.ts_echo);
+	out->ack.hold_ns = be32_to_cpu(a.hold_ns);
+	out->ack.grant_psn = be32_to_cpu(a.grant_psn);
+	out->ack.ev_echo = be16_to_cpu(a.ev_echo);
+	out->ack.echo_psn = be32_to_cpu(a.echo_psn);
+}
+
+static int spray_parse_nack(const u8 *buf, struct spray_pkt *out)
+{
+	struct spray_nack_hdr n;
+
+	memcpy(&n, buf + SPRAY_HDR_LEN, sizeof(n));
+	out->nack.psn = be32_to_cpu(n.nack_psn);
+	out->nack.count = be16_to_cpu(n.count);
+	out->nack.reason = n.reason;
+	out->nack.cum_psn = be32_to_cpu(n.cum_psn);
+	out->nack.grant_psn = be32_to_cpu(n.grant_psn);
+	if (!out->nack.count || out->nack.count > SPRAY_NACK_MAX_COUNT)
+		return -SPRAY_DROP_FIELD;
+	if (!out->nack.reason || out->nack.reason >= __SPRAY_NACK_MAX)
+		return -SPRAY_DROP_FIELD;
+	return 0;
+}
+
+static void spray_parse_probe(const u8 *buf, struct spray_pkt *out)
+{
+	struct spray_probe_hdr p;
+
+	memcpy(&p, buf + SPRAY_HDR_LEN, sizeof(p));
+	out->probe.ts_ns = be64_to_cpu(p.ts_ns);
+	out->probe.probe_id = be32_to_cpu(p.probe_id);
+}
+
+/**
+ * spray_pkt_parse() - parse and validate one UDP payload
+ * @buf: the UDP payload (any alignment)
+ * @len: its length in bytes
+ * @out: the parsed packet; valid only when 0 is returned
+ *
+ * Checks everything that can be checked without connection state: version,
+ * type, flags for the type, ports, cid, header lengths, DATA length fields
+ * (message at most SPRAY_WIRE_MAX_MSG, fragment within the message, payload
+ * length equal to frag_len), NACK count and reason. Control packets must be
+ * exactly their header length.
+ *
+ * Return: 0, or the negated enum spray_drop_reason.
+ */
+int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out)
+{
+	const u8 *p = buf;
+	struct spray_hdr h;
+	u32 need;
+
+	memset(out, 0, sizeof(*out));
+	if (len < SPRAY_HDR_LEN)
+		return -SPRAY_DROP_SHORT;
+	memcpy(&h, p, sizeof(h));
+	if (h.version != SPRAY_WIRE_VERSION)
+		return -SPRAY_DROP_VERSION;
+	need = spray_pkt_hdr_len(h.type);
+	if (!need)
+		return -SPRAY_DROP_TYPE;
+	if (len < need)
+		return -SPRAY_DROP_SHORT;
+
+	out->type = h.type;
+	out->flags = be16_to_cpu(h.flags);
+	out->sport = be16_to_cpu(h.sport);
+	out->dport = be16_to_cpu(h.dport);
+	out->src_cid = be32_to_cpu(h.src_cid);
+	out->dst_cid = be32_to_cpu(h.dst_cid);
+	out->psn = be32_to_cpu(h.psn);
+	out->ev = be16_to_cpu(h.ev);
+	out->hdr_len = need;
+
+	if (out->flags & ~spray_flags_mask(h.type))
+		return -SPRAY_DROP_FLAGS;
+	if (!out->sport || !out->dport)
+		return -SPRAY_DROP_PORT;
+	if (!out->src_cid)
+		return -SPRAY_DROP_CID;
+	if (h.type != SPRAY_T_DATA && len != need)
+		return -SPRAY_DROP_LEN;
+
+	switch (h.type) {
+	case SPRAY_T_DATA:
+		return spray_parse_data(p, len, out);
+	case SPRAY_T_ACK:
+		spray_parse_ack(p, out);
+		break;
+	case SPRAY_T_NACK:
+		return spray_parse_nack(p, out);
+	case SPRAY_T_PROBE:
+		spray_parse_probe(p, out);
+		break;
+	}
+	return 0;
+}
+
+/**
+ * spray_pkt_build() - write the headers of a packet into a buffer
+ * @buf: destination (any alignment); DATA payload goes at buf + return value
+ * @size: bytes available at @buf
+ * @pkt: what to write; the fields of @pkt->type are used, hdr_len is not
+ *
+ * Writes version, zero reserved fields and every field of the type. For
+ * DATA, pkt->data.frag_len must be the payload length the caller appends.
+ * Does not validate the values beyond the type (the sender is trusted).
+ *
+ * Return: header bytes written, -EINVAL for an unknown type, -ENOSPC if
+ * @size is too small.
+ */
+int spray_pkt_build(void *buf, u32 size, const struct spray_pkt *pkt)
+{
+	u32 len = spray_pkt_hdr_len(pkt->type);
+	u8 *p = buf;
+	struct spray_hdr h;
+
+	spray_wire_check_sizes();
+	if (!len)
+		return -EINVAL;
+	if (size < len)
+		return -ENOSPC;
+
+	memset(&h, 0, sizeof(h));
+	h.version = SPRAY_WIRE_VERSION;
+	h.type = pkt->type;
+	h.flags = cpu_to_be16(pkt->flags);
+	h.sport = cpu_to_be16(pkt->sport);
+	h.dport = cpu_to_be16(pkt->dport);
+	h.src_cid = cpu_to_be32(pkt->src_cid);
+	h.dst_cid = cpu_to_be32(pkt->dst_cid);
+	h.psn = cpu_to_be32(pkt->psn);
+	h.ev = cpu_to_be16(pkt->ev);
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+
+	switch (pkt->type) {
+	case SPRAY_T_DATA: {
+		struct spray_data_hdr d = {
+			.msg_id = cpu_to_be32(pkt->data.msg_id),
+			.msg_len = cpu_to_be32(pkt->data.msg_len),
+			.frag_off = cpu_to_be32(pkt->data.frag_off),
+			.frag_len = cpu_to_be16((u16)pkt->data.frag_len),
+			.ts_ns = cpu_to_be64(pkt->data.ts_ns),
+		};
+
+		memcpy(p, &d, sizeof(d));
+		break;
+	}
+	case SPRAY_T_ACK: {
+		struct spray_ack_hdr a = {
+			.cum_psn = cpu_to_be32(pkt->ack.cum_psn),
+			.sack_base = cpu_to_be32(pkt->ack.sack_base),
+			.sack = cpu_to_be64(pkt->ack.sack),
+			.ecn = cpu_to_be64(pkt->ack.ecn),
+			.ts_echo = cpu_to_be64(pkt->ack.ts_echo),
+			.hold_ns = cpu_to_be32(pkt->ack.hold_ns),
+			.grant_psn = cpu_to_be32(pkt->ack.grant_psn),
+			.ev_echo = cpu_to_be16(pkt->ack.ev_echo),
+			.echo_psn = cpu_to_be32(pkt->ack.echo_psn),
+		};
+
+		memcpy(p, &a, sizeof(a));
+		break;
+	}
+	case SPRAY_T_NACK: {
+		struct spray_nack_hdr n = {
+			.nack_psn = cpu_to_be32(pkt->nack.psn),
+			.count = cpu_to_be16(pkt->nack.count),
+			.reason = pkt->nack.reason,
+			.cum_psn = cpu_to_be32(pkt->nack.cum_psn),
+			.grant_psn = cpu_to_be32(pkt->nack.grant_psn),
+		};
+
+		memcpy(p, &n, sizeof(n));
+		break;
+	}
+	case SPRAY_T_PROBE: {
+		struct spray_probe_hdr pr = {
+			.ts_ns = cpu_to_be64(pkt->probe.ts_ns),
+			.probe_id = cpu_to_be32(pkt->probe.probe_id),
+		};
+
+		memcpy(p, &pr, sizeof(pr));
+		break;
+	}
+	}
+	return (int)len;
+}

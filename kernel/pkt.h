@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AF_SPRAY packet parsing, validation and header building (no kernel API).
+ */
+#ifndef _SPRAY_PKT_H
+#define _SPRAY_PKT_H
+
+#include "core.h"
+#include "wire.h"
+
+/**
+ * enum spray_drop_reason - why an incoming packet was dropped by parsing
+ * @SPRAY_DROP_NONE: not dropped (0).
+ * @SPRAY_DROP_SHORT: shorter than the headers its type needs.
+ * @SPRAY_DROP_VERSION: version is not SPRAY_WIRE_VERSION.
+ * @SPRAY_DROP_TYPE: unknown type.
+ * @SPRAY_DROP_FLAGS: a flag not valid for the type is set.
+ * @SPRAY_DROP_PORT: source or destination spray port is 0.
+ * @SPRAY_DROP_CID: src_cid is 0.
+ * @SPRAY_DROP_LEN: DATA length fields absurd: msg_len 0 or above
+ *	SPRAY_WIRE_MAX_MSG, frag_len 0 or not the payload length, fragment
+ *	beyond msg_len; control packet longer than its type.
+ * @SPRAY_DROP_FIELD: another field out of range (NACK count or reason).
+ * @__SPRAY_DROP_MAX: number of reasons, for counter arrays.
+ *
+ * The parser returns the negated value; the kernel counts drops per reason.
+ * The reasons below are not returned by spray_pkt_parse() but by the
+ * receive path, listed here so that one counter array covers all drops.
+ * @SPRAY_DROP_DUP: duplicate psn (already received).
+ * @SPRAY_DROP_WINDOW: psn at or beyond the receive window.
+ * @SPRAY_DROP_STALE: psn absurdly far from the window, or stale cid.
+ */
+enum spray_drop_reason {
+	SPRAY_DROP_NONE,
+	SPRAY_DROP_SHORT,
+	SPRAY_DROP_VERSION,
+	SPRAY_DROP_TYPE,
+	SPRAY_DROP_FLAGS,
+	SPRAY_DROP_PORT,
+	SPRAY_DROP_CID,
+	SPRAY_DROP_LEN,
+	SPRAY_DROP_FIELD,
+	SPRAY_DROP_DUP,
+	SPRAY_DROP_WINDOW,
+	SPRAY_DROP_STALE,
+	__SPRAY_DROP_MAX,
+};
+
+/**
+ * struct spray_ack - the content of an ACK, host byte order
+ *
+ * Fields as in struct spray_ack_hdr. Filled by spray_rxwin_build_ack() (all
+ * but @grant_psn, which congestion control sets) and consumed by
+ * spray_txwin_on_ack().
+ */
+struct spray_ack {
+	u32	cum_psn;
+	u32	sack_base;
+	u64	sack;
+	u64	ecn;
+	u64	ts_echo;
+	u32	hold_ns;
+	u32	grant_psn;
+	u16	ev_echo;
+	u32	echo_psn;
+};
+
+/**
+ * struct spray_pkt - a parsed packet, host byte order
+ * @type: enum spray_type.
+ * @flags: SPRAY_F_* bits.
+ * @sport: source spray port.
+ * @dport: destination spray port.
+ * @src_cid: sender's connection id.
+ * @dst_cid: receiver's connection id as known by the sender, or 0.
+ * @psn: packet sequence number (DATA).
+ * @ev: entropy value the sender chose.
+ * @hdr_len: bytes of headers; DATA payload starts at buf + hdr_len.
+ * @data: DATA fields (frag_len = payload bytes).
+ * @ack: ACK fields.
+ * @nack: NACK fields.
+ * @probe: PROBE fields.
+ */
+struct spray_pkt {
+	u8	type;
+	u16	flags;
+	u16	sport;
+	u16	dport;
+	u32	src_cid;
+	u32	dst_cid;
+	u32	psn;
+	u16	ev;
+	u32	hdr_len;
+	union {
+		struct {
+			u32	msg_id;
+			u32	msg_len;
+			u32	frag_off;
+			u32	frag_len;
+			u64	ts_ns;
+		} data;
+		struct spray_ack ack;
+		struct {
+			u32	psn;
+			u16	count;
+			u8	reason;
+			u32	cum_psn;
+			u32	grant_psn;
+		} nack;
+		struct {
+			u64	ts_ns;
+			u32	probe_id;
+		} probe;
+	};
+};
+
+const char *spray_drop_reason_name(enum spray_drop_reason reason);
+u32 spray_pkt_hdr_len(u8 type);
+int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out);
+int spray_pkt_build(void *buf, u32 size, const struct spray_pkt *pkt);
+
+#endif /* _SPRAY_PKT_H */

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY receive window.
+ *
+ * Two ring bitmaps of SPRAY_RXWIN_RING bits, indexed by psn, record which
+ * psns arrived and which arrived CE-marked. Valid bits cover
+ * [cum - HIST, cum + BITS); bits of psns falling below cum - HIST are
+ * cleared as cum advances, so a slot is clean when its next psn enters the
+ * window (RING >= BITS + HIST).
+ */
+#include "rxwin.h"
+
+#define RXW_MASK	(SPRAY_RXWIN_RING - 1)
+
+static inline bool rxw_test(const u64 *map, u32 psn)
+{
+	u32 i = psn & RXW_MASK;
+
+	return map[i / 64] & (1ULL << (i % 64));
+}
+
+static inline void rxw_set(u64 *map, u32 psn)
+{
+	u32 i = psn & RXW_MASK;
+
+	map[i / 64] |= 1ULL << (i % 64);
+}
+
+static inline void rxw_clear(u64 *map, u32 psn)
+{
+	u32 i = psn & RXW_MASK;
+
+	map[i / 64] &= ~(1ULL << (i % 64));
+}
+
+/**
+ * spray_rxwin_cfg_default() - fill the default receive tunables
+ * @cfg: to fill
+ */
+void spray_rxwin_cfg_default(struct spray_rxwin_cfg *cfg)
+{
+	cfg->ack_every = 8;
+	cfg->ack_delay_ns = 10000;
+	cfg->reorder_min_ns = 10000;
+}
+
+/**
+ * spray_rxwin_init() - open the receive window of a new incarnation
+ * @w: state to initialise (caller storage)
+ * @isn: first psn of the incarnation (its src_cid, see wire.h)
+ * @cfg: tunables, copied; NULL for defaults
+ */
+void spray_rxwin_init(struct spray_rxwin *w, u32 isn,
+		      const struct spray_rxwin_cfg *cfg)
+{
+	BUILD_BUG_ON(SPRAY_RXWIN_RING & (SPRAY_RXWIN_RING - 1));
+	BUILD_BUG_ON(SPRAY_RXWIN_RING < SPRAY_RXWIN_BITS + SPRAY_RXWIN_HIST);
+	BUILD_BUG_ON(SPRAY_RXWIN_HIST != 64);
+	BUILD_BUG_ON(SPRAY_RXWIN_FAR <= SPRAY_RXWIN_BITS);
+
+	memset(w, 0, sizeof(*w));
+	if (cfg)
+		w->cfg = *cfg;
+	else
+		spray_rxwin_cfg_default(&w->cfg);
+	if (!w->cfg.ack_every)
+		w->cfg.ack_every = 1;
+	w->cum = isn;
+	w->high = isn;
+	w->nacked_upto = isn;
+}
+
+/**
+ * spray_rxwin_received() - whether a psn has been received
+ * @w: receive window
+ * @psn: psn to test
+ *
+ * Return: true for psns before cum and received psns in the window.
+ */
+bool spray_rxwin_received(const struct spray_rxwin *w, u32 psn)
+{
+	if (spray_psn_before(psn, w->cum))
+		return true;
+	if (!spray_psn_before(psn, w->high))
+		return false;
+	return rxw_test(w->rcvd, psn);
+}
+
+static void rxw_note_arrival(struct spray_rxwin *w, u32 psn, u64 ts_ns,
+			     u16 ev, u64 now_ns)
+{
+	if (!w->unacked) {
+		w->first_unacked_ns = now_ns;
+		w->rep_lo = psn;
+	} else if (spray_psn_before(psn, w->rep_lo)) {
+		w->rep_lo = psn;
+	}
+	w->unacked++;
+	w->last_ts = ts_ns;
+	w->last_arrival_ns = now_ns;
+	w->last_psn = psn;
+	w->last_ev = ev;
+}
+
+static void rxw_advance(struct spray_rxwin *w, u64 now_ns)
+{
+	u32 old = w->cum;
+	u32 psn;
+
+	while (w->cum != w->high && rxw_test(w->rcvd, w->cum))
+		w->cum++;
+	/* forget bits that fall out of the ACK history */
+	for (psn = old - SPRAY_RXWIN_HIST; psn != w->cum - SPRAY_RXWIN_HIST;
+	     psn++) {
+		rxw_clear(w->rcvd, psn);
+		rxw_clear(w->cemap, psn);
+	}
+	if (w->cum - old > 1)
+		w->ack_now |= SPRAY_RXACK_FILL;
+	if (w->snap_valid && spray_psn_after_eq(w->cum, w->snap_high))
+		w->snap_valid = false;
+	if (!w->snap_valid && w->cum != w->high) {
+		w->snap_valid = true;
+		w->snap_high = w->high;
+		w->snap_ns = now_ns;
+	}
+}
+
+/**
+ * spray_rxwin_rcv() - account one arriving DATA packet
+ * @w: receive window
+ * @psn: its psn
+ * @flags: its SPRAY_F_* flags
+ * @ce: it arrived with ECN CE
+ * @ts_ns: its ts_ns (echoed by the next ACK)
+ * @ev: its ev (echoed by the next ACK)
+ * @now_ns: arrival time
+ *
+ * Duplicates (psn before cum, or already received) are counted and make an
+ * ACK due (the sender did not get ours). A psn at or beyond cum +
+ * SPRAY_RXWIN_BITS is refused (the sender overran the window or grant); a
+ * psn more than SPRAY_RXWIN_FAR away on either side is stale or garbage and
+ * changes nothing.
+ *
+ * Return: 0 for a new packet to deliver, -SPRAY_DROP_DUP,
+ * -SPRAY_DROP_WINDOW or -SPRAY_DROP_STALE.
+ */
+int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
+		    u64 ts_ns, u16 ev, u64 now_ns)
+{
+	s32 d = (s32)(psn - w->cum);
+
+	if (d < -(s32)SPRAY_RXWIN_FAR || d >= (s32)SPRAY_RXWIN_FAR) {
+		w->stale++;
+		return -SPRAY_DROP_STALE;
+	}
+	if (d >= (s32)SPRAY_RXWIN_BITS) {
+		w->beyond++;
+		return -SPRAY_DROP_WINDOW;
+	}
+	if (d < 0 || rxw_test(w->rcvd, psn)) {
+		w->dups++;
+		w->ack_now |= SPRAY_RXACK_DUP;
+		rxw_note_arrival(w, psn, ts_ns, ev, now_ns);
+		return -SPRAY_DROP_DUP;
+	}
+
+	w->new++;
+	rxw_set(w->rcvd, psn);
+	if (ce) {
+		rxw_set(w->cemap, psn);
+		w->ce++;
+	}
+	if (ce != w->last_ce) {
+		w->ack_now |= SPRAY_RXACK_CE;
+		w->last_ce = ce;
+	}
+	if ((flags & SPRAY_F_SYN) && !w->acks)
+		w->ack_now |= SPRAY_RXACK_SYN;
+	if (flags & SPRAY_F_ACK_REQ)
+		w->ack_now |= SPRAY_RXACK_REQ;
+	if (!spray_psn_before(psn, w->high))
+		w->high = psn + 1;
+	rxw_note_arrival(w, psn, ts_ns, ev, now_ns);
+	rxw_advance(w, now_ns);
+	return 0;
+}
+
+/**
+ * spray_rxwin_ack_due() - whether an ACK should be sent now
+ * @w: receive window
+ * @now_ns: current time
+ *
+ * An ACK is due when packets are unacknowledged and: an immediate reason is
+ * pending (SPRAY_RXACK_*), @cfg.ack_every packets arrived, or the oldest
+ * is @cfg.ack_delay_ns old.
+ *
+ * Return: true if the caller should build and send an ACK.
+ */
+bool spray_rxwin_ack_due(const struct spray_rxwin *w, u64 now_ns)
+{
+	if (!w->unacked)
+		return false;
+	if (w->ack_now || w->unacked >= w->cfg.ack_every)
+		return true;
+	return now_ns - w->first_unacked_ns >= w->cfg.ack_delay_ns;
+}
+
+/**
+ * spray_rxwin_ack_deadline() - when the delayed-ACK timer must fire
+ * @w: receive window
+ *
+ * Return: absolute time, or 0 if no packet awaits acknowledgement.
+ */
+u64 spray_rxwin_ack_deadline(const struct spray_rxwin *w)
+{
+	if (!w->unacked)
+		return 0;
+	return w->first_unacked_ns + w->cfg.ack_delay_ns;
+}
+
+/**
+ * spray_rxwin_build_ack() - fill an ACK and mark everything acknowledged
+ * @w: receive window
+ * @now_ns: current time (for hold_ns)
+ * @ack: filled, except grant_psn (left 0 for congestion control to set)
+ *
+ * The 64-psn SACK/ECN range ends at the highest psn received when that
+ * covers every psn received since the last ACK (then older bits, up to 64
+ * before cum, still give the CE state of recently cum-acked packets);
+ * otherwise it starts at the lowest psn received since the last ACK so
+ * that the oldest unreported information goes out first.
+ */
+void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
+			   struct spray_ack *ack)
+{
+	u32 lo, base, psn, i;
+	u64 sack = 0, ecn = 0;
+
+	lo = w->unacked ? w->rep_lo : w->high;
+	if (spray_psn_before(lo, w->cum - SPRAY_RXWIN_HIST))
+		lo = w->cum - SPRAY_RXWIN_HIST;
+	if (w->high - lo <= 64)
+		base = w->high - 64;
+	else
+		base = lo;
+
+	for (i = 0; i < 64; i++) {
+		psn = base + i;
+		if (spray_psn_before(psn, w->cum)) {
+			sack |= 1ULL << i;
+			if (!spray_psn_before(psn, w->cum - SPRAY_RXWIN_HIST) &&
+			    rxw_test(w->cemap, psn))
+				ecn |= 1ULL << i;
+		} else if (spray_psn_before(psn, w->high) &&
+			   rxw_test(w->rcvd, psn)) {
+			sack |= 1ULL << i;
+			if (rxw_test(w->cemap, psn))
+				ecn |= 1ULL << i;
+		}
+	}
+
+	memset(ack, 0, sizeof(*ack));
+	ack->cum_psn = w->cum;
+	ack->sack_base = base;
+	ack->sack = sack;
+	ack->ecn = ecn;
+	ack->ts_echo = w->last_ts;
+	if (now_ns > w->last_arrival_ns)
+		ack->hold_ns = (u32)min_t(u64, now_ns - w->last_arrival_ns,
+					  U32_MAX);
+	ack->ev_echo = w->last_ev;
+	ack->echo_psn = w->last_psn;
+
+	w->unacked = 0;
+	w->ack_now = 0;
+	w->acks++;
+}
+
+static u32 rxw_reorder(const struct spray_rxwin *w, u32 rtt_ns)
+{
+	return max_t(u32, rtt_ns / 4, w->cfg.reorder_min_ns);
+}
+
+/**
+ * spray_rxwin_nack_deadline() - when spray_rxwin_nack_scan() may next report
+ * @w: receive window
+ * @rtt_ns: as for spray_rxwin_nack_scan()
+ *
+ * Return: absolute time to arm the NACK timer at, 0 if there is no hole.
+ */
+u64 spray_rxwin_nack_deadline(const struct spray_rxwin *w, u32 rtt_ns)
+{
+	u32 reorder = rxw_reorder(w, rtt_ns);
+	u64 t, renack_at;
+
+	if (!w->snap_valid)
+		return 0;
+	t = w->snap_ns + reorder;
+	renack_at = w->nacked_ns + rtt_ns + reorder;
+	/* everything below the snapshot was reported recently */
+	if (w->nacked_ns && spray_psn_after_eq(w->nacked_upto, w->snap_high) &&
+	    renack_at > t)
+		t = renack_at;
+	return t;
+}
+
+/**
+ * spray_rxwin_nack_scan() - find holes that reordering cannot explain
+ * @w: receive window
+ * @now_ns: current time
+ * @rtt_ns: the caller's RTT estimate for the peer (0 if unknown)
+ * @out: runs of missing psns to NACK
+ * @max: capacity of @out
+ *
+ * Spraying reorders by design, so a missing psn is NACKed only once it has
+ * been overtaken for a whole reorder window, max(@rtt_ns / 4,
+ * cfg.reorder_min_ns): a snapshot of @high is taken when holes appear; when
+ * the snapshot is a reorder window old, the holes below it are reported and
+ * a new snapshot is taken. A psn is reported again no sooner than
+ * @rtt_ns + reorder window after its previous report, the time for the
+ * retransmission to arrive. Call it from the receive path or the ACK timer.
+ *
+ * Return: number of runs written to @out.
+ */
+u32 spray_rxwin_nack_scan(struct spray_rxwin *w, u64 now_ns, u32 rtt_ns,
+			  struct spray_rxwin_nack *out, u32 max)
+{
+	u32 reorder = rxw_reorder(w, rtt_ns);
+	u64 renack = (u64)rtt_ns + reorder;
+	bool recent = now_ns - w->nacked_ns < renack;
+	u32 psn, end, n = 0;
+
+	if (!w->snap_valid || now_ns - w->snap_ns < reorder || !max)
+		return 0;
+
+	end = w->snap_high;
+	psn = w->cum;
+	if (recent && w->nacked_ns &&
+	    spray_psn_after(w->nacked_upto, psn) &&
+	    spray_psn_before(w->nacked_upto, end))
+		psn = w->nacked_upto;
+	else if (recent && w->nacked_ns &&
+		 spray_psn_after_eq(w->nacked_upto, end))
+		return 0;
+
+	while (psn != end && n < max) {
+		if (rxw_test(w->rcvd, psn)) {
+			psn++;
+			continue;
+		}
+		out[n].psn = psn;
+		out[n].count = 0;
+		while (psn != end && !rxw_test(w->rcvd, psn) &&
+		       out[n].count < SPRAY_NACK_MAX_COUNT) {
+			out[n].count++;
+			psn++;
+		}
+		n++;
+	}
+	w->nacks += n;
+	if (n) {
+		w->nacked_upto = psn;
+		w->nacked_ns = now_ns;
+	}
+	if (psn == end) {
+		/* everything below the snapshot reported: take a new one */
+		w->snap_valid = w->cum != w->high;
+		w->snap_high = w->high;
+		w->snap_ns = now_ns;
+	}
+	return n;
+}

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY send window.
+ *
+ * Records of psns [una, nxt) live in a caller-provided ring indexed by
+ * psn & mask. A psn is INFLIGHT after (re)transmission, SACKED when a SACK
+ * bit names it, LOST when RACK, a NACK or the RTO declares it lost (until it
+ * is retransmitted), FAILED at the retry limit. The cumulative ack frees
+ * records. RTT samples come from the timestamp echo (the receiver echoes the
+ * ts_ns of the transmission it got), so they are valid for retransmissions
+ * too (Karn's problem does not arise).
+ */
+#include "txwin.h"
+
+/**
+ * spray_txwin_cfg_default() - fill the default send tunables
+ * @cfg: to fill
+ */
+void spray_txwin_cfg_default(struct spray_txwin_cfg *cfg)
+{
+	cfg->rto_init_ns = 1000000;
+	cfg->rto_min_ns = 200000;
+	cfg->rto_max_ns = 100000000;
+	cfg->reorder_min_ns = 10000;
+	cfg->max_retx = 15;
+}
+
+/**
+ * spray_txwin_init() - start the send window of a new incarnation
+ * @tw: state to initialise
+ * @ring: caller storage for @ring_size records
+ * @ring_size: a power of two, at most 2^16; the most psns outstanding
+ * @isn: first psn (the incarnation's src_cid)
+ * @grant: initial grant psn (isn + unscheduled packets); see cc.h
+ * @cfg: tunables, copied; NULL for defaults
+ *
+ * Return: 0, or -EINVAL for a bad ring size or config.
+ */
+int spray_txwin_init(struct spray_txwin *tw, struct spray_txrec *ring,
+		     u32 ring_size, u32 isn, u32 grant,
+		     const struct spray_txwin_cfg *cfg)
+{
+	if (!ring || !ring_size || (ring_size & (ring_size - 1)) ||
+	    ring_size > (1U << 16))
+		return -EINVAL;
+	memset(tw, 0, sizeof(*tw));
+	if (cfg)
+		tw->cfg = *cfg;
+	else
+		spray_txwin_cfg_default(&tw->cfg);
+	if (!tw->cfg.rto_min_ns || tw->cfg.rto_min_ns > tw->cfg.rto_max_ns)
+		return -EINVAL;
+	memset(ring, 0, sizeof(*ring) * ring_size);
+	tw->ring = ring;
+	tw->mask = ring_size - 1;
+	tw->una = isn;
+	tw->nxt = isn;
+	tw->grant = grant;
+	tw->rto_ns = clamp_t(u32, tw->cfg.rto_init_ns, tw->cfg.rto_min_ns,
+			     tw->cfg.rto_max_ns);
+	return 0;
+}
+
+/**
+ * spray_txwin_rec() - the record of an outstanding psn
+ * @tw: send window
+ * @psn: psn
+ *
+ * Return: the record, or NULL if @psn is not in [una, nxt).
+ */
+struct spray_txrec *spray_txwin_rec(struct spray_txwin *tw, u32 psn)
+{
+	if (!spray_psn_in(psn, tw->una, tw->nxt))
+		return NULL;
+	return &tw->ring[psn & tw->mask];
+}
+
+/**
+ * spray_txwin_room() - how many new psns may be sent now
+ * @tw: send window
+ * @cwnd_pkts: congestion window in packets (U32_MAX if none)
+ *
+ * Sending is bounded by the congestion window (packets in flight), the
+ * receiver's grant and the ring. Retransmissions need only cwnd room:
+ * cwnd_pkts - inflight.
+ *
+ * Return: number of new psns allowed.
+ */
+u32 spray_txwin_room(const struct spray_txwin *tw, u32 cwnd_pkts)
+{
+	u32 ring_room = tw->mask + 1 - (tw->nxt - tw->una);
+	u32 cw_room, grant_room = 0;
+
+	if (tw->failed)
+		return 0;
+	cw_room = cwnd_pkts > tw->inflight + tw->lost ?
+		  cwnd_pkts - tw->inflight - tw->lost : 0;
+	if (spray_psn_after(tw->grant, tw->nxt))
+		grant_room = tw->grant - tw->nxt;
+	return spray_min3_u32(cw_room, grant_room, ring_room);
+}
+
+/**
+ * spray_txwin_send_new() - record the first transmission of a new psn
+ * @tw: send window; the caller checked spray_txwin_room() > 0
+ * @now_ns: send time (also the ts_ns put in the packet)
+ * @ev: EV index used
+ * @msg_id: message of the fragment
+ * @frag_off: fragment offset
+ * @len: payload bytes
+ *
+ * Return: the psn to put in the packet.
+ */
+u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
+			 u32 msg_id, u32 frag_off, u16 len)
+{
+	struct spray_txrec *rec = &tw->ring[tw->nxt & tw->mask];
+
+	if (!tw->inflight && !tw->lost)
+		tw->rto_start_ns = now_ns;
+	rec->sent_ns = now_ns;
+	rec->msg_id = msg_id;
+	rec->frag_off = frag_off;
+	rec->len = len;
+	rec->ev = ev;
+	rec->retx = 0;
+	rec->state = SPRAY_TXREC_INFLIGHT;
+	tw->inflight++;
+	tw->sent++;
+	return tw->nxt++;
+}
+
+/**
+ * spray_txwin_next_retx() - choose the psn to retransmit next
+ * @tw: send window
+ * @psn: set to the lowest LOST psn
+ *
+ * Return: true if a psn awaits retransmission.
+ */
+bool spray_txwin_next_retx(const struct spray_txwin *tw, u32 *psn)
+{
+	u32 p;
+
+	if (!tw->lost)
+		return false;
+	for (p = tw->una; p != tw->nxt; p++) {
+		if (tw->ring[p & tw->mask].state == SPRAY_TXREC_LOST) {
+			*psn = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * spray_txwin_sent_retx() - record the retransmission of a LOST psn
+ * @tw: send window
+ * @psn: the psn from spray_txwin_next_retx()
+ * @ev: EV index used (preferably not the one that lost it)
+ * @now_ns: send time (also the ts_ns put in the packet)
+ */
+void spray_txwin_sent_retx(struct spray_txwin *tw, u32 psn, u16 ev,
+			   u64 now_ns)
+{
+	struct spray_txrec *rec = spray_txwin_rec(tw, psn);
+
+	if (!rec || rec->state != SPRAY_TXREC_LOST)
+		return;
+	if (!tw->inflight && !tw->lost)
+		tw->rto_start_ns = now_ns;
+	rec->state = SPRAY_TXREC_INFLIGHT;
+	rec->sent_ns = now_ns;
+	rec->ev = ev;
+	rec->retx++;
+	tw->lost--;
+	tw->inflight++;
+	tw->retx++;
+}
+
+static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt)
+{
+	u32 delta;
+
+	if (!rtt)
+		rtt = 1;
+	if (!tw->srtt_ns) {
+		tw->srtt_ns = rtt;
+		tw->rttvar_ns = rtt / 2;
+		tw->min_rtt_ns = rtt;
+	} else {
+		delta = tw->srtt_ns > rtt ? tw->srtt_ns - rtt :
+					    rtt - tw->srtt_ns;
+		tw->rttvar_ns = tw->rttvar_ns - tw->rttvar_ns / 4 + delta / 4;
+		tw->srtt_ns = tw->srtt_ns - tw->srtt_ns / 8 + rtt / 8;
+		tw->min_rtt_ns = min(tw->min_rtt_ns, rtt);
+	}
+	tw->rto_ns = (u32)clamp_t(u64, (u64)tw->srtt_ns + 4ULL * tw->rttvar_ns,
+				  tw->cfg.rto_min_ns, tw->cfg.rto_max_ns);
+}
+
+static void txw_deliver(struct spray_txwin *tw, u32 psn,
+			struct spray_txrec *rec, bool ce, bool sack,
+			const struct spray_ack *ack,
+			const struct spray_txwin_ops *ops, void *ctx,
+			struct spray_txack_sum *sum)
+{
+	if (rec->state == SPRAY_TXREC_INFLIGHT) {
+		tw->inflight--;
+	} else if (rec->state == SPRAY_TXREC_LOST) {
+		tw->lost--;
+		tw->spurious++;
+	}
+	/*
+	 * RACK: the send time of what was delivered. A retransmitted psn
+	 * counts only if the echo proves the latest transmission arrived.
+	 */
+	if (!rec->retx || (ack->echo_psn == psn &&
+			   ack->ts_echo == rec->sent_ns))
+		tw->rack_ns = max(tw->rack_ns, rec->sent_ns);
+	tw->acked++;
+	sum->pkts++;
+	sum->bytes += rec->len;
+	if (ce) {
+		sum->ce_pkts++;
+		sum->ce_bytes += rec->len;
+	}
+	if (ops && ops->acked)
+		ops->acked(ctx, psn, rec, ce);
+	if (sack) {
+		rec->state = SPRAY_TXREC_SACKED;
+		tw->sacked++;
+	}
+}
+
+static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
+			  struct spray_txrec *rec, enum spray_loss_why why,
+			  const struct spray_txwin_ops *ops, void *ctx)
+{
+	tw->inflight--;
+	if (rec->retx >= tw->cfg.max_retx) {
+		rec->state = SPRAY_TXREC_FAILED;
+		tw->failed = true;
+		if (ops && ops->failed)
+			ops->failed(ctx, psn, rec);
+		return;
+	}
+	rec->state = SPRAY_TXREC_LOST;
+	tw->lost++;
+	if (why == SPRAY_LOSS_RACK)
+		tw->lost_rack++;
+	else if (why == SPRAY_LOSS_NACK)
+		tw->lost_nack++;
+	else
+		tw->lost_rto++;
+	if (ops && ops->lost)
+		ops->lost(ctx, psn, rec, why);
+}
+
+/**
+ * spray_txwin_on_ack() - apply an ACK
+ * @tw: send window
+ * @ack: the ACK (from spray_pkt_parse())
+ * @now_ns: arrival time
+ * @ops: verdict callbacks (may be NULL)
+ * @ctx: passed to @ops
+ * @sum: filled with what changed, for congestion control
+ *
+ * Delivers every psn before cum_psn and every SACK bit, once each, with its
+ * ECN bit (psns cum-acked outside the SACK range report no CE); raises the
+ * grant (never lowers it); takes an RTT sample from ts_echo - hold_ns;
+ * restarts the RTO on progress; then runs RACK loss detection. ACKs may
+ * arrive reordered: an old cum_psn is ignored, its SACK bits still count.
+ *
+ * Return: 0, or -EINVAL if the ACK acknowledges psns never sent (nothing
+ * changed then).
+ */
+int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
+		       u64 now_ns, const struct spray_txwin_ops *ops,
+		       void *ctx, struct spray_txack_sum *sum)
+{
+	struct spray_txrec *rec;
+	u32 psn, i;
+	u64 bits;
+	bool ce;
+
+	memset(sum, 0, sizeof(*sum));
+	if (spray_psn_after(ack->cum_psn, tw->nxt)) {
+		tw->bad_acks++;
+		return -EINVAL;
+	}
+
+	/* cumulative part */
+	for (psn = tw->una; spray_psn_before(psn, ack->cum_psn); psn++) {
+		rec = &tw->ring[psn & tw->mask];
+		if (rec->state == SPRAY_TXREC_SACKED) {
+			tw->sacked--;
+		} else if (rec->state == SPRAY_TXREC_INFLIGHT ||
+			   rec->state == SPRAY_TXREC_LOST) {
+			ce = false;
+			i = psn - ack->sack_base;
+			if (i < 64)
+				ce = ack->ecn & (1ULL << i);
+			txw_deliver(tw, psn, rec, ce, false, ack, ops, ctx,
+				    sum);
+		}
+		rec->state = 0;
+	}
+	if (spray_psn_after(ack->cum_psn, tw->una)) {
+		tw->una = ack->cum_psn;
+		sum->cum_advanced = true;
+	}
+
+	/* selective part */
+	bits = ack->sack;
+	while (bits) {
+		i = spray_ffs64(bits);
+		bits &= bits - 1;
+		psn = ack->sack_base + i;
+		rec = spray_txwin_rec(tw, psn);
+		if (!rec || (rec->state != SPRAY_TXREC_INFLIGHT &&
+			     rec->state != SPRAY_TXREC_LOST))
+			continue;
+		txw_deliver(tw, psn, rec, ack->ecn & (1ULL << i), true, ack,
+			    ops, ctx, sum);
+	}
+
+	if (spray_psn_after(ack->grant_psn, tw->grant) &&
+	    spray_psn_before_eq(ack->grant_psn, tw->una + SPRAY_TX_GRANT_MAX))
+		tw->grant = ack->grant_psn;
+
+	if (ack->ts_echo && ack->ts_echo <= now_ns &&
+	    now_ns - ack->ts_echo <= U32_MAX) {
+		u32 rtt = (u32)(now_ns - ack->ts_echo);
+
+		if (ack->hold_ns < rtt)
+			rtt -= ack->hold_ns;
+		txw_rtt_sample(tw, rtt);
+		sum->rtt_ns = rtt;
+	}
+
+	if (sum->pkts) {
+		tw->backoff = 0;
+		tw->rto_start_ns = now_ns;
+	}
+	spray_txwin_detect_loss(tw, now_ns, ops, ctx);
+	return 0;
+}
+
+/**
+ * spray_txwin_detect_loss() - RACK-style loss detection
+ * @tw: send window
+ * @now_ns: current time
+ * @ops: verdict callbacks (may be NULL)
+ * @ctx: passed to @ops
+ *
+ * An INFLIGHT psn is lost when a psn sent no earlier than it has been
+ * delivered and it is older than srtt + reorder window (max(min_rtt / 4,
+ * cfg.reorder_min_ns)). Spraying reorders packets by up to the spread of
+ * path delays; the reorder window absorbs it. Called by
+ * spray_txwin_on_ack(); call it also when the returned deadline passes.
+ *
+ * Return: when the next psn would become lost (arm a timer), 0 if none.
+ */
+u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
+			    const struct spray_txwin_ops *ops, void *ctx)
+{
+	u32 reo = max_t(u32, tw->min_rtt_ns / 4, tw->cfg.reorder_min_ns);
+	u64 wait, deadline, next = 0;
+	struct spray_txrec *rec;
+	u32 psn;
+
+	if (!tw->rack_ns || !tw->inflight)
+		return 0;
+	wait = (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) + reo;
+	for (psn = tw->una; psn != tw->nxt; psn++) {
+		rec = &tw->ring[psn & tw->mask];
+		if (rec->state != SPRAY_TXREC_INFLIGHT ||
+		    rec->sent_ns > tw->rack_ns)
+			continue;
+		deadline = rec->sent_ns + wait;
+		if (now_ns >= deadline)
+			txw_mark_lost(tw, psn, rec, SPRAY_LOSS_RACK, ops, ctx);
+		else if (!next || deadline < next)
+			next = deadline;
+	}
+	return next;
+}
+
+/**
+ * spray_txwin_on_nack() - apply a NACK
+ * @tw: send window
+ * @psn: first psn named
+ * @count: how many
+ * @reason: enum spray_nack_reason
+ * @cum_psn: the NACK's cumulative ack
+ * @grant_psn: the NACK's grant
+ * @now_ns: arrival time
+ * @ops: verdict callbacks (may be NULL)
+ * @ctx: passed to @ops
+ *
+ * Applies @cum_psn and @grant_psn as an ACK would, then declares the named
+ * INFLIGHT psns lost, except those (re)sent less than min_rtt ago (the NACK
+ * cannot be about that transmission) or, for WINDOW and NO_BUF, less than
+ * srtt ago (the receiver needs time).
+ *
+ * Return: psns declared lost, -ECONNRESET for SPRAY_NACK_NO_CONN (the caller
+ * starts a new incarnation), -EINVAL for a NACK of psns never sent.
+ */
+int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
+			u8 reason, u32 cum_psn, u32 grant_psn, u64 now_ns,
+			const struct spray_txwin_ops *ops, void *ctx)
+{
+	struct spray_ack ack = {
+		.cum_psn = cum_psn,
+		.sack_base = cum_psn,
+		.grant_psn = grant_psn,
+	};
+	struct spray_txack_sum sum;
+	struct spray_txrec *rec;
+	int err, n = 0;
+	u32 guard;
+
+	if (reason == SPRAY_NACK_NO_CONN)
+		return -ECONNRESET;
+	if (!count || count > SPRAY_NACK_MAX_COUNT ||
+	    spray_psn_after(psn + count, tw->nxt)) {
+		tw->bad_acks++;
+		return -EINVAL;
+	}
+	err = spray_txwin_on_ack(tw, &ack, now_ns, ops, ctx, &sum);
+	if (err)
+		return err;
+
+	guard = reason == SPRAY_NACK_LOSS ? tw->min_rtt_ns : tw->srtt_ns;
+	for (; count; count--, psn++) {
+		rec = spray_txwin_rec(tw, psn);
+		if (!rec || rec->state != SPRAY_TXREC_INFLIGHT ||
+		    now_ns < rec->sent_ns + guard)
+			continue;
+		txw_mark_lost(tw, psn, rec, SPRAY_LOSS_NACK, ops, ctx);
+		n++;
+	}
+	return n;
+}
+
+static u64 txw_rto_cur(const struct spray_txwin *tw)
+{
+	return min_t(u64, (u64)tw->rto_ns << tw->backoff, tw->cfg.rto_max_ns);
+}
+
+/**
+ * spray_txwin_rto_deadline() - when the retransmission timer fires
+ * @tw: send window
+ *
+ * The timer runs while psns are in flight or await retransmission; it
+ * restarts on every ACK that delivers something, and its period is
+ * rto << backoff, at most cfg.rto_max_ns.
+ *
+ * Return: absolute time, 0 if nothing is outstanding.
+ */
+u64 spray_txwin_rto_deadline(const struct spray_txwin *tw)
+{
+	if (!tw->inflight && !tw->lost)
+		return 0;
+	return tw->rto_start_ns + txw_rto_cur(tw);
+}
+
+/**
+ * spray_txwin_on_rto() - handle the retransmission timer
+ * @tw: send window
+ * @now_ns: current time
+ * @ops: verdict callbacks (may be NULL)
+ * @ctx: passed to @ops
+ *
+ * If the deadline passed: every INFLIGHT psn sent at least one RTO ago is
+ * declared lost, the backoff doubles the next period (up to
+ * cfg.rto_max_ns) and the timer restarts.
+ *
+ * Return: psns declared lost (0 also when the deadline has not passed).
+ */
+u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
+		       const struct spray_txwin_ops *ops, void *ctx)
+{
+	u64 deadline = spray_txwin_rto_deadline(tw);
+	u64 cur = txw_rto_cur(tw);
+	struct spray_txrec *rec;
+	u32 psn, n = 0;
+
+	if (!deadline || now_ns < deadline)
+		return 0;
+	tw->rtos++;
+	for (psn = tw->una; psn != tw->nxt && !tw->failed; psn++) {
+		rec = &tw->ring[psn & tw->mask];
+		if (rec->state != SPRAY_TXREC_INFLIGHT ||
+		    now_ns - rec->sent_ns < cur)
+			continue;
+		txw_mark_lost(tw, psn, rec, SPRAY_LOSS_RTO, ops, ctx);
+		n++;
+	}
+	if (tw->backoff < 16)
+		tw->backoff++;
+	tw->rto_start_ns = now_ns;
+	return n;
+}

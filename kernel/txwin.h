@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AF_SPRAY send window of one connection: per-psn records, ACK/SACK/ECN
+ * processing, RTT estimation, RACK-style loss detection, NACKs, RTO with
+ * backoff and the retry limit.
+ */
+#ifndef _SPRAY_TXWIN_H
+#define _SPRAY_TXWIN_H
+
+#include "core.h"
+#include "wire.h"
+#include "pkt.h"
+
+/* a grant more than this beyond una is bogus and ignored */
+#define SPRAY_TX_GRANT_MAX	(1U << 20)
+
+/* spray_txrec.state */
+enum spray_txrec_state {
+	SPRAY_TXREC_INFLIGHT = 1,	/* sent, no verdict yet */
+	SPRAY_TXREC_SACKED,		/* selectively acked, above cum */
+	SPRAY_TXREC_LOST,		/* declared lost, awaits retransmit */
+	SPRAY_TXREC_FAILED,		/* retry limit reached */
+};
+
+/* why a psn was declared lost (the @why of spray_txwin_ops.lost) */
+enum spray_loss_why {
+	SPRAY_LOSS_RACK = 1,	/* a packet sent later was acked, reorder window passed */
+	SPRAY_LOSS_NACK,	/* the receiver NACKed it */
+	SPRAY_LOSS_RTO,		/* retransmission timeout */
+};
+
+/**
+ * struct spray_txrec - one outstanding psn (caller-provided ring slot)
+ * @sent_ns: time of the latest transmission.
+ * @msg_id: message the fragment belongs to.
+ * @frag_off: fragment offset in the message.
+ * @len: payload bytes.
+ * @ev: index of the EV (struct spray_path) of the latest transmission.
+ * @retx: retransmissions so far.
+ * @state: enum spray_txrec_state.
+ */
+struct spray_txrec {
+	u64	sent_ns;
+	u32	msg_id;
+	u32	frag_off;
+	u16	len;
+	u16	ev;
+	u8	retx;
+	u8	state;
+};
+
+/**
+ * struct spray_txwin_cfg - send window tunables
+ * @rto_init_ns: RTO before the first RTT sample (default 1 ms).
+ * @rto_min_ns: RTO floor (default 200 us, as EQDS).
+ * @rto_max_ns: RTO ceiling, backoff included (default 100 ms).
+ * @reorder_min_ns: floor of the RACK reorder window (default 10 us); the
+ *	window is max(min_rtt / 4, this).
+ * @max_retx: retransmissions of one psn before the connection fails
+ *	(default 15).
+ */
+struct spray_txwin_cfg {
+	u32	rto_init_ns;
+	u32	rto_min_ns;
+	u32	rto_max_ns;
+	u32	reorder_min_ns;
+	u8	max_retx;
+};
+
+/**
+ * struct spray_txwin_ops - verdicts on psns, called from the txwin functions
+ * @acked: @psn was delivered; @ce: it arrived CE-marked. Called once per
+ *	psn (also for a psn that had been declared lost: spurious loss).
+ * @lost: @psn was declared lost and queued for retransmission.
+ * @failed: @psn exceeded the retry limit; the connection is failed.
+ *
+ * Any member may be NULL. @rec is valid during the call only.
+ */
+struct spray_txwin_ops {
+	void (*acked)(void *ctx, u32 psn, const struct spray_txrec *rec,
+		      bool ce);
+	void (*lost)(void *ctx, u32 psn, const struct spray_txrec *rec,
+		     enum spray_loss_why why);
+	void (*failed)(void *ctx, u32 psn, const struct spray_txrec *rec);
+};
+
+/**
+ * struct spray_txack_sum - what one ACK changed, for congestion control
+ * @pkts: psns newly delivered.
+ * @bytes: their payload bytes.
+ * @ce_pkts: of which arrived CE-marked.
+ * @ce_bytes: their bytes.
+ * @rtt_ns: RTT sample (ts echo minus receiver hold), 0 if none.
+ * @cum_advanced: the cumulative ack moved.
+ */
+struct spray_txack_sum {
+	u32	pkts;
+	u32	bytes;
+	u32	ce_pkts;
+	u32	ce_bytes;
+	u32	rtt_ns;
+	bool	cum_advanced;
+};
+
+/**
+ * struct spray_txwin - send state of one connection
+ * @cfg: tunables.
+ * @ring: caller-provided records, @mask + 1 (a power of two) of them.
+ * @mask: ring size - 1; also bounds the psns outstanding.
+ * @una: oldest psn not cumulatively acked.
+ * @nxt: next new psn.
+ * @grant: peer credit, new psns before it may be sent.
+ * @inflight: records INFLIGHT.
+ * @lost: records LOST (awaiting retransmission).
+ * @sacked: records SACKED.
+ * @rack_ns: latest sent_ns among delivered psns (RACK).
+ * @srtt_ns: smoothed RTT (0 = no sample yet).
+ * @rttvar_ns: RTT variation.
+ * @min_rtt_ns: smallest RTT sample (the base RTT).
+ * @rto_ns: current RTO without backoff.
+ * @backoff: RTO doublings since the last progress.
+ * @failed: a psn hit the retry limit.
+ * @rto_start_ns: when the RTO timer was last (re)started.
+ * @sent: new psns sent.
+ * @retx: retransmissions sent.
+ * @acked: psns delivered.
+ * @spurious: psns delivered after being declared lost.
+ * @lost_rack: losses by RACK.
+ * @lost_nack: losses by NACK.
+ * @lost_rto: losses by RTO.
+ * @rtos: RTO expiries.
+ * @bad_acks: ACKs acknowledging psns never sent.
+ */
+struct spray_txwin {
+	struct spray_txwin_cfg cfg;
+	struct spray_txrec *ring;
+	u32	mask;
+	u32	una;
+	u32	nxt;
+	u32	grant;
+	u32	inflight;
+	u32	lost;
+	u32	sacked;
+	u64	rack_ns;
+	u32	srtt_ns;
+	u32	rttvar_ns;
+	u32	min_rtt_ns;
+	u32	rto_ns;
+	u8	backoff;
+	bool	failed;
+	u64	rto_start_ns;
+	u64	sent;
+	u64	retx;
+	u64	acked;
+	u64	spurious;
+	u64	lost_rack;
+	u64	lost_nack;
+	u64	lost_rto;
+	u64	rtos;
+	u64	bad_acks;
+};
+
+void spray_txwin_cfg_default(struct spray_txwin_cfg *cfg);
+int spray_txwin_init(struct spray_txwin *tw, struct spray_txrec *ring,
+		     u32 ring_size, u32 isn, u32 grant,
+		     const struct spray_txwin_cfg *cfg);
+struct spray_txrec *spray_txwin_rec(struct spray_txwin *tw, u32 psn);
+u32 spray_txwin_room(const struct spray_txwin *tw, u32 cwnd_pkts);
+u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
+			 u32 msg_id, u32 frag_off, u16 len);
+bool spray_txwin_next_retx(const struct spray_txwin *tw, u32 *psn);
+void spray_txwin_sent_retx(struct spray_txwin *tw, u32 psn, u16 ev,
+			   u64 now_ns);
+int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
+		       u64 now_ns, const struct spray_txwin_ops *ops,
+		       void *ctx, struct spray_txack_sum *sum);
+int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
+			u8 reason, u32 cum_psn, u32 grant_psn, u64 now_ns,
+			const struct spray_txwin_ops *ops, void *ctx);
+u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
+			    const struct spray_txwin_ops *ops, void *ctx);
+u64 spray_txwin_rto_deadline(const struct spray_txwin *tw);
+u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
+		       const struct spray_txwin_ops *ops, void *ctx);
+
+static inline u32 spray_txwin_outstanding(const struct spray_txwin *tw)
+{
+	return tw->nxt - tw->una;
+}
+
+#endif /* _SPRAY_TXWIN_H */

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AF_SPRAY on-wire format, version 1.
+ *
+ * Every AF_SPRAY packet is one UDP datagram to the namespace's AF_SPRAY UDP
+ * port. Its UDP source port is the packet's entropy value (EV), chosen per
+ * packet by path.c. The UDP payload starts with struct spray_hdr, followed
+ * by a type-specific header and, for DATA, the payload bytes. All fields are
+ * big-endian; every struct is naturally aligned (no padding, no __packed)
+ * and its size is pinned by spray_wire_check_sizes().
+ *
+ * Connections. A connection is the pair (local spray port + address, peer
+ * spray port + address) in one direction of sending. Its *incarnation* is
+ * named by the sender's random non-zero 32-bit connection id (src_cid); the
+ * receiver has its own cid for the reverse direction, learned by the sender
+ * from the first ACK (dst_cid, 0 until then). The first PSN of an
+ * incarnation is its src_cid, so the initial PSN is random without an extra
+ * field and a receiver can open its window from whichever SYN packet of the
+ * incarnation arrives first.
+ *
+ * See Documentation/networking/spray-wire.rst.
+ */
+#ifndef _SPRAY_WIRE_H
+#define _SPRAY_WIRE_H
+
+#include "core.h"
+
+#define SPRAY_WIRE_VERSION	1
+
+/* largest message (sum of all fragments), 8 MiB */
+#define SPRAY_WIRE_MAX_MSG	(8U << 20)
+
+/**
+ * enum spray_type - packet types (spray_hdr.type)
+ * @SPRAY_T_DATA: one fragment of a message, sequenced by psn.
+ * @SPRAY_T_ACK: coalesced cumulative + selective acknowledgement, ECN echo,
+ *	RTT echo and receiver credit (grant).
+ * @SPRAY_T_NACK: negative acknowledgement of a run of psns, with a reason.
+ * @SPRAY_T_PROBE: path probe sent on one EV, answered by an ACK with
+ *	SPRAY_F_PROBE set, not sequenced.
+ * @SPRAY_T_CLOSE: the sender ends the incarnation named by src_cid; the
+ *	receiver drops its state for it.
+ */
+enum spray_type {
+	SPRAY_T_DATA	= 1,
+	SPRAY_T_ACK	= 2,
+	SPRAY_T_NACK	= 3,
+	SPRAY_T_PROBE	= 4,
+	SPRAY_T_CLOSE	= 5,
+	__SPRAY_T_MAX,
+};
+
+/*
+ * Flags (spray_hdr.flags). A bit not listed for a type must be zero, else
+ * the packet is dropped (SPRAY_DROP_FLAGS).
+ *
+ * SPRAY_F_SYN: DATA, PROBE. Set on every packet of a new incarnation until
+ *	the sender has received an ACK for it: the receiver may create
+ *	connection state (a packet without SYN for an unknown src_cid is
+ *	answered with NACK reason SPRAY_NACK_NO_CONN).
+ * SPRAY_F_RETX: DATA. This transmission is a retransmission (same psn).
+ * SPRAY_F_ACK_REQ: DATA, PROBE. Acknowledge without coalescing delay.
+ * SPRAY_F_PROBE: ACK. This ACK answers a PROBE: echo_psn is the probe_id,
+ *	ts_echo and ev_echo are the probe's.
+ */
+#define SPRAY_F_SYN		0x0001
+#define SPRAY_F_RETX		0x0002
+#define SPRAY_F_ACK_REQ		0x0004
+#define SPRAY_F_PROBE		0x0008
+
+#define SPRAY_F_DATA_MASK	(SPRAY_F_SYN | SPRAY_F_RETX | SPRAY_F_ACK_REQ)
+#define SPRAY_F_ACK_MASK	SPRAY_F_PROBE
+#define SPRAY_F_NACK_MASK	0
+#define SPRAY_F_PROBE_MASK	(SPRAY_F_SYN | SPRAY_F_ACK_REQ)
+#define SPRAY_F_CLOSE_MASK	0
+
+/**
+ * struct spray_hdr - common header, first in every UDP payload (24 bytes)
+ * @version: SPRAY_WIRE_VERSION; any other value is dropped
+ *	(SPRAY_DROP_VERSION) so that a later version can change everything
+ *	that follows.
+ * @type: enum spray_type; unknown types are dropped (SPRAY_DROP_TYPE).
+ * @flags: SPRAY_F_* bits valid for @type.
+ * @sport: source spray port (the sending socket), non-zero.
+ * @dport: destination spray port (the receiving socket), non-zero.
+ * @src_cid: sender's connection id for this direction, random, non-zero,
+ *	constant for the incarnation. Its value is also the incarnation's
+ *	first psn.
+ * @dst_cid: the peer's connection id as known by the sender, 0 until the
+ *	sender has learned it (from an ACK's src_cid). A mismatch with the
+ *	receiver's own cid means stale state (NACK SPRAY_NACK_NO_CONN).
+ * @psn: DATA: packet sequence number, one per packet, consecutive per
+ *	connection, starting at src_cid; a retransmission reuses the psn.
+ *	Other types: 0.
+ * @ev: the entropy value (UDP source port) the sender chose for this
+ *	packet, echoed by ACKs so that path feedback survives source-port
+ *	rewriting on the way.
+ * @reserved: zero on send, ignored on receive.
+ */
+struct spray_hdr {
+	u8	version;
+	u8	type;
+	__be16	flags;
+	__be16	sport;
+	__be16	dport;
+	__be32	src_cid;
+	__be32	dst_cid;
+	__be32	psn;
+	__be16	ev;
+	__be16	reserved;
+};
+
+/**
+ * struct spray_data_hdr - follows spray_hdr in DATA packets (24 bytes)
+ * @msg_id: message number, per connection, +1 per message (wraps); lets the
+ *	receiver deliver messages of one peer in order if asked to.
+ * @msg_len: total message length in bytes, 1..SPRAY_WIRE_MAX_MSG.
+ * @frag_off: offset of this fragment's first byte in the message.
+ * @frag_len: payload bytes in this packet; must equal the UDP payload length
+ *	minus the headers, be non-zero, and frag_off + frag_len <= msg_len.
+ * @reserved: zero on send, ignored on receive.
+ * @ts_ns: sender's clock (ns) when this transmission left; echoed by the ACK
+ *	(ts_echo) so that RTT samples are unambiguous for retransmissions.
+ */
+struct spray_data_hdr {
+	__be32	msg_id;
+	__be32	msg_len;
+	__be32	frag_off;
+	__be16	frag_len;
+	__be16	reserved;
+	__be64	ts_ns;
+};
+
+/**
+ * struct spray_ack_hdr - follows spray_hdr in ACK packets (48 bytes)
+ * @cum_psn: every psn before cum_psn has been received.
+ * @sack_base: first psn described by @sack and @ecn.
+ * @sack: bit i set = psn sack_base + i has been received (bits for psns
+ *	before cum_psn are set).
+ * @ecn: bit i set = psn sack_base + i arrived with ECN CE; the per-packet
+ *	ECN echo of NSCC. Meaningful only where the @sack bit is set.
+ * @ts_echo: ts_ns of the most recently arrived DATA (or PROBE) packet.
+ * @hold_ns: how long the receiver held that packet before sending this ACK;
+ *	the sender's RTT sample is now - ts_echo - hold_ns.
+ * @grant_psn: receiver credit: the sender may send psns before grant_psn.
+ *	Absolute, never decreases within an incarnation, so a lost ACK loses
+ *	no credit.
+ * @ev_echo: the ev of the packet whose ts is echoed.
+ * @reserved: zero on send, ignored on receive.
+ * @echo_psn: the psn of that packet (probe_id for SPRAY_F_PROBE).
+ */
+struct spray_ack_hdr {
+	__be32	cum_psn;
+	__be32	sack_base;
+	__be64	sack;
+	__be64	ecn;
+	__be64	ts_echo;
+	__be32	hold_ns;
+	__be32	grant_psn;
+	__be16	ev_echo;
+	__be16	reserved;
+	__be32	echo_psn;
+};
+
+/**
+ * enum spray_nack_reason - spray_nack_hdr.reason
+ * @SPRAY_NACK_LOSS: the psns are missing while later ones have arrived for
+ *	longer than the reorder window: retransmit them.
+ * @SPRAY_NACK_WINDOW: the psn was at or beyond the receive window (or the
+ *	grant): back off and retransmit later.
+ * @SPRAY_NACK_NO_CONN: no connection matches src_cid/dst_cid (the receiver
+ *	restarted or the incarnation is stale): start a new incarnation.
+ * @SPRAY_NACK_NO_BUF: no receive buffer for the data: retransmit later.
+ */
+enum spray_nack_reason {
+	SPRAY_NACK_LOSS		= 1,
+	SPRAY_NACK_WINDOW	= 2,
+	SPRAY_NACK_NO_CONN	= 3,
+	SPRAY_NACK_NO_BUF	= 4,
+	__SPRAY_NACK_MAX,
+};
+
+/* largest run of psns one NACK may name */
+#define SPRAY_NACK_MAX_COUNT	64
+
+/**
+ * struct spray_nack_hdr - follows spray_hdr in NACK packets (16 bytes)
+ * @nack_psn: first psn named.
+ * @count: number of consecutive psns named, 1..SPRAY_NACK_MAX_COUNT.
+ * @reason: enum spray_nack_reason.
+ * @reserved: zero on send, ignored on receive.
+ * @cum_psn: as in an ACK.
+ * @grant_psn: as in an ACK.
+ */
+struct spray_nack_hdr {
+	__be32	nack_psn;
+	__be16	count;
+	u8	reason;
+	u8	reserved;
+	__be32	cum_psn;
+	__be32	grant_psn;
+};
+
+/**
+ * struct spray_probe_hdr - follows spray_hdr in PROBE packets (16 bytes)
+ * @ts_ns: sender's clock, echoed as ts_echo.
+ * @probe_id: sender's cookie, echoed as echo_psn.
+ * @reserved: zero on send, ignored on receive.
+ */
+struct spray_probe_hdr {
+	__be64	ts_ns;
+	__be32	probe_id;
+	__be32	reserved;
+};
+
+#define SPRAY_HDR_LEN		24
+#define SPRAY_DATA_HDR_LEN	48
+#define SPRAY_ACK_LEN		72
+#define SPRAY_NACK_LEN		40
+#define SPRAY_PROBE_LEN		40
+#define SPRAY_CLOSE_LEN		SPRAY_HDR_LEN
+
+static inline void spray_wire_check_sizes(void)
+{
+	BUILD_BUG_ON(sizeof(struct spray_hdr) != SPRAY_HDR_LEN);
+	BUILD_BUG_ON(sizeof(struct spray_data_hdr) !=
+		     SPRAY_DATA_HDR_LEN - SPRAY_HDR_LEN);
+	BUILD_BUG_ON(sizeof(struct spray_ack_hdr) !=
+		     SPRAY_ACK_LEN - SPRAY_HDR_LEN);
+	BUILD_BUG_ON(sizeof(struct spray_nack_hdr) !=
+		     SPRAY_NACK_LEN - SPRAY_HDR_LEN);
+	BUILD_BUG_ON(sizeof(struct spray_probe_hdr) !=
+		     SPRAY_PROBE_LEN - SPRAY_HDR_LEN);
+	BUILD_BUG_ON(SPRAY_NACK_MAX_COUNT > 0xffff);
+}
+
+#endif /* _SPRAY_WIRE_H */

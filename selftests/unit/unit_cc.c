@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cc.h"
+#include "rxwin.h"
+#include "test.h"
+
+static struct spray_cc_cfg cfg;
+
+static void setup(void)
+{
+	spray_cc_cfg_default(&cfg);
+	cfg.base_rtt_ns = 10000;
+	spray_cc_cfg_check(&cfg);
+}
+
+static struct spray_txack_sum sum(u32 pkts, u32 ce, u32 rtt)
+{
+	struct spray_txack_sum s = {
+		.pkts = pkts, .bytes = pkts * 4096, .ce_pkts = ce,
+		.ce_bytes = ce * 4096, .rtt_ns = rtt,
+	};
+	return s;
+}
+
+TEST(spray_cc_cfg_check__derives_and_rejects)
+{
+	struct spray_cc_cfg c;
+
+	spray_cc_cfg_default(&c);
+	c.max_cwnd = 0;
+	EXPECT_EQ(spray_cc_cfg_check(&c), 0);
+	EXPECT_EQ(c.max_cwnd, c.bdp_bytes * 3 / 2);
+	c.mtu = 10;
+	EXPECT_EQ(spray_cc_cfg_check(&c), -EINVAL);
+	spray_cc_cfg_default(&c);
+	c.mode = 9;
+	EXPECT_EQ(spray_cc_cfg_check(&c), -EINVAL);
+}
+
+TEST(spray_nscc_on_ack__no_ecn_low_delay_increases)
+{
+	struct spray_nscc cc;
+	struct spray_txack_sum s = sum(8, 0, 10000);
+	u32 w;
+
+	setup();
+	spray_nscc_init(&cc, &cfg);
+	cc.cwnd = 64 * 1024;
+	w = cc.cwnd;
+	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 1000);
+	/* zero delay: proportional increase of all acked bytes */
+	EXPECT_EQ(cc.cwnd, w + 8 * 4096);
+	EXPECT_EQ(cc.inc_prop, 1);
+}
+
+TEST(spray_nscc_on_ack__no_ecn_high_delay_fair_increase)
+{
+	struct spray_nscc cc;
+	struct spray_txack_sum s = sum(8, 0, 40000);
+	u32 w;
+
+	setup();
+	spray_nscc_init(&cc, &cfg);
+	cc.cwnd = 64 * 1024;
+	cc.avg_delay_ns = 30000;
+	w = cc.cwnd;
+	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 1000);
+	EXPECT_EQ(cc.inc_fair, 1);
+	EXPECT_EQ(cc.cwnd, w + 4096 * 8 * 4096 / w);
+}
+
+TEST(spray_nscc_on_ack__ecn_high_delay_decreases_once_per_rtt)
+{
+	struct spray_nscc cc;
+	struct spray_txack_sum s = sum(8, 8, 50000);
+	u32 w;
+
+	setup();
+	spray_nscc_init(&cc, &cfg);
+	cc.cwnd = 200 * 1024;
+	cc.avg_delay_ns = 40000;
+	w = cc.cwnd;
+	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 100000);
+	EXPECT(cc.cwnd < w);
+	EXPECT(cc.cwnd >= w / 2);
+	EXPECT_EQ(cc.md, 1);
+	w = cc.cwnd;
+	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 105000);	/* < base RTT */
+	EXPECT_EQ(cc.cwnd, w);
+	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 111000);
+	EXPECT(cc.cwnd < w);
+	EXPECT_EQ(cc.md, 2);
+}
+
+TEST(spray_nscc_on_ack__ecn_low_delay_holds)
+{
+	struct spray_nscc cc;
+	struct spray_txack_sum s = sum(8, 2, 10000);
+	u32 w;
+
+	setup();
+	spray_nscc_init(&cc, &cfg);
+	w = cc.cwnd;
+	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 1000);
+	EXPECT_EQ(cc.cwnd, w);
+}
+
+TEST(spray_nscc__window_bounded)
+{
+	struct spray_nscc cc;
+	struct spray_txack_sum s = sum(64, 0, 10000);
+	int i;
+
+	setup();
+	spray_nscc_init(&cc, &cfg);
+	for (i = 0; i < 1000; i++)
+		spray_nscc_on_ack(&cc, &cfg, &s, 10000, i * 1000);
+	EXPECT_EQ(cc.cwnd, cfg.max_cwnd);
+	for (i = 0; i < 1000; i++)
+		spray_nscc_on_loss(&cc, &cfg, SPRAY_LOSS_RTO, i + 1);
+	EXPECT_EQ(cc.cwnd, cfg.min_cwnd);
+	EXPECT_EQ(spray_nscc_cwnd_pkts(&cc, &cfg), 1);
+	cfg.mode = SPRAY_CC_RECEIVER;
+	EXPECT_EQ(spray_nscc_cwnd_pkts(&cc, &cfg), U32_MAX);
+}
+
+TEST(spray_rcc_grant__shared_among_active)
+{
+	struct spray_rcc_conn a, b;
+	struct spray_rcc r = { 0 };
+	u32 g;
+
+	setup();
+	spray_rcc_conn_init(&a, &cfg, 1000);
+	spray_rcc_conn_init(&b, &cfg, 5000);
+	EXPECT_EQ(a.grant, 1000 + cfg.unsched_pkts);
+	spray_rcc_activate(&r, &a);
+	g = spray_rcc_grant(&r, &a, &cfg, 1000, 1U << 30);
+	EXPECT_EQ(g, 1000 + cfg.rcv_bdp_bytes / cfg.mtu);
+	spray_rcc_activate(&r, &b);
+	spray_rcc_activate(&r, &b);
+	EXPECT_EQ(r.nactive, 2);
+	g = spray_rcc_grant(&r, &b, &cfg, 5000, 1U << 30);
+	EXPECT_EQ(g, 5000 + cfg.rcv_bdp_bytes / cfg.mtu / 2);
+	/* never decreases */
+	g = spray_rcc_grant(&r, &a, &cfg, 1001, 1U << 30);
+	EXPECT_EQ(g, 1000 + cfg.rcv_bdp_bytes / cfg.mtu);
+	spray_rcc_deactivate(&r, &a);
+	EXPECT_EQ(r.nactive, 1);
+}
+
+TEST(spray_rcc_grant__limited_by_rcvbuf_and_wraps)
+{
+	struct spray_rcc_conn a;
+	struct spray_rcc r = { 0 };
+	u32 g;
+
+	setup();
+	spray_rcc_conn_init(&a, &cfg, 0xfffffff0);
+	spray_rcc_activate(&r, &a);
+	g = spray_rcc_grant(&r, &a, &cfg, 0xfffffff0, 3 * 4096 + 5);
+	EXPECT_EQ(g, 0xfffffff0 + cfg.unsched_pkts);	/* old grant larger */
+	g = spray_rcc_grant(&r, &a, &cfg, 0xfffffffe, 3 * 4096);
+	EXPECT_EQ(g, 1);				/* wrapped */
+	cfg.mode = SPRAY_CC_OFF;
+	g = spray_rcc_grant(&r, &a, &cfg, 0xfffffffe, 0);
+	EXPECT_EQ(g, 0xfffffffeU + SPRAY_RXWIN_BITS);
+}

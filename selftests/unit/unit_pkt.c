@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pkt.h"
+#include "test.h"
+
+static u8 buf[2048];
+
+static int build_data(u32 payload, u32 msg_len, u32 off)
+{
+	struct spray_pkt p = {
+		.type = SPRAY_T_DATA, .flags = SPRAY_F_SYN,
+		.sport = 7, .dport = 9, .src_cid = 0xdeadbeef, .dst_cid = 0,
+		.psn = 0xfffffffe, .ev = 50000,
+		.data = { .msg_id = 3, .msg_len = msg_len, .frag_off = off,
+			  .frag_len = payload, .ts_ns = 0x0102030405060708ULL },
+	};
+	int n = spray_pkt_build(buf, sizeof(buf), &p);
+
+	return n < 0 ? n : n + (int)payload;
+}
+
+TEST(spray_pkt_build__data_roundtrip)
+{
+	struct spray_pkt p;
+	int len = build_data(100, 1000, 900);
+
+	EXPECT_EQ(len, SPRAY_DATA_HDR_LEN + 100);
+	EXPECT_EQ(buf[0], 1);
+	EXPECT_EQ(buf[1], SPRAY_T_DATA);
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), 0);
+	EXPECT_EQ(p.type, SPRAY_T_DATA);
+	EXPECT_EQ(p.flags, SPRAY_F_SYN);
+	EXPECT_EQ(p.sport, 7);
+	EXPECT_EQ(p.dport, 9);
+	EXPECT_EQ(p.src_cid, 0xdeadbeef);
+	EXPECT_EQ(p.psn, 0xfffffffe);
+	EXPECT_EQ(p.ev, 50000);
+	EXPECT_EQ(p.hdr_len, SPRAY_DATA_HDR_LEN);
+	EXPECT_EQ(p.data.msg_id, 3);
+	EXPECT_EQ(p.data.msg_len, 1000);
+	EXPECT_EQ(p.data.frag_off, 900);
+	EXPECT_EQ(p.data.frag_len, 100);
+	EXPECT_EQ(p.data.ts_ns, 0x0102030405060708ULL);
+	/* big-endian on the wire: psn at offset 16 */
+	EXPECT_EQ(buf[16], 0xff);
+	EXPECT_EQ(buf[19], 0xfe);
+}
+
+TEST(spray_pkt_build__ack_roundtrip)
+{
+	struct spray_pkt p = {
+		.type = SPRAY_T_ACK, .flags = SPRAY_F_PROBE, .sport = 1,
+		.dport = 2, .src_cid = 5, .dst_cid = 6,
+		.ack = { .cum_psn = 10, .sack_base = 8,
+			 .sack = 0x8000000000000003ULL, .ecn = 2,
+			 .ts_echo = 123456789, .hold_ns = 777,
+			 .grant_psn = 99, .ev_echo = 65000, .echo_psn = 71 },
+	};
+	struct spray_pkt q;
+
+	EXPECT_EQ(spray_pkt_build(buf, sizeof(buf), &p), SPRAY_ACK_LEN);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_ACK_LEN, &q), 0);
+	EXPECT(!memcmp(&p.ack, &q.ack, sizeof(p.ack)));
+	EXPECT_EQ(q.flags, SPRAY_F_PROBE);
+	EXPECT_EQ(q.dst_cid, 6);
+}
+
+TEST(spray_pkt_build__nack_probe_close_roundtrip)
+{
+	struct spray_pkt p = {
+		.type = SPRAY_T_NACK, .sport = 1, .dport = 2, .src_cid = 5,
+		.nack = { .psn = 4, .count = 3, .reason = SPRAY_NACK_LOSS,
+			  .cum_psn = 2, .grant_psn = 40 },
+	};
+	struct spray_pkt q;
+
+	EXPECT_EQ(spray_pkt_build(buf, sizeof(buf), &p), SPRAY_NACK_LEN);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_NACK_LEN, &q), 0);
+	EXPECT_EQ(q.nack.psn, 4);
+	EXPECT_EQ(q.nack.count, 3);
+	EXPECT_EQ(q.nack.reason, SPRAY_NACK_LOSS);
+	EXPECT_EQ(q.nack.cum_psn, 2);
+	EXPECT_EQ(q.nack.grant_psn, 40);
+
+	memset(&p.nack, 0, sizeof(p.nack));
+	p.type = SPRAY_T_PROBE;
+	p.probe.ts_ns = 42;
+	p.probe.probe_id = 43;
+	EXPECT_EQ(spray_pkt_build(buf, sizeof(buf), &p), SPRAY_PROBE_LEN);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_PROBE_LEN, &q), 0);
+	EXPECT_EQ(q.probe.ts_ns, 42);
+	EXPECT_EQ(q.probe.probe_id, 43);
+
+	p.type = SPRAY_T_CLOSE;
+	EXPECT_EQ(spray_pkt_build(buf, sizeof(buf), &p), SPRAY_CLOSE_LEN);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_CLOSE_LEN, &q), 0);
+	EXPECT_EQ(q.type, SPRAY_T_CLOSE);
+}
+
+TEST(spray_pkt_build__buffer_too_small)
+{
+	struct spray_pkt p = { .type = SPRAY_T_ACK };
+
+	EXPECT_EQ(spray_pkt_build(buf, SPRAY_ACK_LEN - 1, &p), -ENOSPC);
+	p.type = 99;
+	EXPECT_EQ(spray_pkt_build(buf, sizeof(buf), &p), -EINVAL);
+}
+
+TEST(spray_pkt_parse__truncated)
+{
+	struct spray_pkt p;
+	int len = build_data(10, 10, 0), i;
+
+	for (i = 0; i < SPRAY_DATA_HDR_LEN; i++)
+		EXPECT_EQ(spray_pkt_parse(buf, i, &p), -SPRAY_DROP_SHORT);
+	/* header complete but payload cut: frag_len mismatch */
+	EXPECT_EQ(spray_pkt_parse(buf, len - 1, &p), -SPRAY_DROP_LEN);
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), 0);
+}
+
+TEST(spray_pkt_parse__unknown_version)
+{
+	struct spray_pkt p;
+	int len = build_data(10, 10, 0);
+
+	buf[0] = 2;
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_VERSION);
+	buf[0] = 0;
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_VERSION);
+}
+
+TEST(spray_pkt_parse__unknown_type)
+{
+	struct spray_pkt p;
+	int len = build_data(10, 10, 0);
+
+	buf[1] = 0;
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_TYPE);
+	buf[1] = __SPRAY_T_MAX;
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_TYPE);
+}
+
+TEST(spray_pkt_parse__flags_invalid_for_type)
+{
+	struct spray_pkt p;
+	int len = build_data(10, 10, 0);
+
+	buf[3] |= SPRAY_F_PROBE;	/* ACK-only flag on DATA */
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_FLAGS);
+	build_data(10, 10, 0);
+	buf[2] = 0x80;			/* undefined bit */
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_FLAGS);
+}
+
+TEST(spray_pkt_parse__zero_port_or_cid)
+{
+	struct spray_pkt p;
+	int len = build_data(10, 10, 0);
+
+	buf[4] = buf[5] = 0;
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_PORT);
+	build_data(10, 10, 0);
+	memset(buf + 8, 0, 4);
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_CID);
+}
+
+TEST(spray_pkt_parse__absurd_lengths)
+{
+	struct spray_pkt p;
+	int len;
+
+	len = build_data(10, SPRAY_WIRE_MAX_MSG + 1, 0);
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_LEN);
+	len = build_data(10, 0, 0);
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_LEN);
+	len = build_data(10, 100, 91);		/* 91 + 10 > 100 */
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_LEN);
+	len = build_data(10, 100, 0xfffffff8);	/* would wrap */
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_LEN);
+	len = build_data(0, 100, 0);		/* empty fragment */
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), -SPRAY_DROP_LEN);
+	len = build_data(10, SPRAY_WIRE_MAX_MSG, SPRAY_WIRE_MAX_MSG - 10);
+	EXPECT_EQ(spray_pkt_parse(buf, len, &p), 0);
+	/* control packet with trailing bytes */
+	memset(&p, 0, sizeof(p));
+	p.type = SPRAY_T_CLOSE;
+	p.sport = p.dport = 1;
+	p.src_cid = 1;
+	EXPECT_EQ(spray_pkt_build(buf, sizeof(buf), &p), SPRAY_CLOSE_LEN);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_CLOSE_LEN + 1, &p),
+		  -SPRAY_DROP_LEN);
+}
+
+TEST(spray_pkt_parse__nack_fields)
+{
+	struct spray_pkt p = {
+		.type = SPRAY_T_NACK, .sport = 1, .dport = 2, .src_cid = 5,
+		.nack = { .psn = 4, .count = SPRAY_NACK_MAX_COUNT + 1,
+			  .reason = SPRAY_NACK_LOSS },
+	};
+	struct spray_pkt q;
+
+	spray_pkt_build(buf, sizeof(buf), &p);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_NACK_LEN, &q), -SPRAY_DROP_FIELD);
+	p.nack.count = 1;
+	p.nack.reason = __SPRAY_NACK_MAX;
+	spray_pkt_build(buf, sizeof(buf), &p);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_NACK_LEN, &q), -SPRAY_DROP_FIELD);
+}
+
+TEST(spray_pkt_parse__garbage_never_crashes)
+{
+	u32 rng = 12345, i, j, len;
+	struct spray_pkt p;
+	int r, ok = 0;
+
+	for (i = 0; i < 20000; i++) {
+		len = spray_prng_below(&rng, 200);
+		for (j = 0; j < len; j++)
+			buf[j] = (u8)spray_prng_next(&rng);
+		if (i & 1) {		/* plausible header, random rest */
+			buf[0] = 1;
+			buf[1] = (u8)(1 + spray_prng_below(&rng, 5));
+		}
+		r = spray_pkt_parse(buf, len, &p);
+		EXPECT(r <= 0 && r > -__SPRAY_DROP_MAX);
+		if (!r) {
+			ok++;
+			EXPECT(p.hdr_len <= len);
+		}
+	}
+	EXPECT(ok < 20000);
+}
+
+TEST(spray_drop_reason_name__all_named)
+{
+	int i;
+
+	for (i = 0; i < __SPRAY_DROP_MAX; i++)
+		EXPECT(spray_drop_reason_name(i) != NULL);
+	EXPECT(!strcmp(spray_drop_reason_name(__SPRAY_DROP_MAX), "unknown"));
+	EXPECT(!strcmp(spray_drop_reason_name(SPRAY_DROP_SHORT), "short"));
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "rxwin.h"
+#include "test.h"
+
+static struct spray_rxwin w;
+
+static int rx(u32 psn, u64 now)
+{
+	return spray_rxwin_rcv(&w, psn, 0, false, now, 7, now);
+}
+
+TEST(spray_rxwin_rcv__in_order_advances_cum)
+{
+	u32 i;
+
+	spray_rxwin_init(&w, 100, NULL);
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(rx(100 + i, 1000 + i), 0);
+	EXPECT_EQ(w.cum, 110);
+	EXPECT_EQ(w.high, 110);
+	EXPECT_EQ(w.new, 10);
+}
+
+TEST(spray_rxwin_rcv__duplicates_detected)
+{
+	spray_rxwin_init(&w, 100, NULL);
+	EXPECT_EQ(rx(100, 1), 0);
+	EXPECT_EQ(rx(105, 2), 0);
+	EXPECT_EQ(rx(100, 3), -SPRAY_DROP_DUP);	/* before cum */
+	EXPECT_EQ(rx(105, 4), -SPRAY_DROP_DUP);	/* sacked */
+	EXPECT_EQ(w.dups, 2);
+	EXPECT(w.ack_now & SPRAY_RXACK_DUP);
+	EXPECT_EQ(w.cum, 101);
+}
+
+TEST(spray_rxwin_rcv__out_of_order_then_fill)
+{
+	u32 i;
+
+	spray_rxwin_init(&w, 0, NULL);
+	for (i = 9; i >= 1; i--)
+		EXPECT_EQ(rx(i, 10 - i), 0);
+	EXPECT_EQ(w.cum, 0);
+	EXPECT_EQ(w.high, 10);
+	EXPECT(!spray_rxwin_received(&w, 0));
+	EXPECT(spray_rxwin_received(&w, 5));
+	EXPECT_EQ(rx(0, 20), 0);
+	EXPECT_EQ(w.cum, 10);
+	EXPECT(w.ack_now & SPRAY_RXACK_FILL);
+}
+
+TEST(spray_rxwin_rcv__window_edge)
+{
+	spray_rxwin_init(&w, 1000, NULL);
+	EXPECT_EQ(rx(1000 + SPRAY_RXWIN_BITS - 1, 1), 0);
+	EXPECT_EQ(rx(1000 + SPRAY_RXWIN_BITS, 2), -SPRAY_DROP_WINDOW);
+	EXPECT_EQ(rx(1000 + SPRAY_RXWIN_BITS + 500, 2), -SPRAY_DROP_WINDOW);
+	EXPECT_EQ(w.beyond, 2);
+	EXPECT_EQ(rx(1000, 3), 0);
+	EXPECT_EQ(rx(1000 + SPRAY_RXWIN_BITS, 4), 0);	/* edge moved */
+}
+
+TEST(spray_rxwin_rcv__far_psn_is_stale)
+{
+	spray_rxwin_init(&w, 1000, NULL);
+	EXPECT_EQ(rx(1000 + SPRAY_RXWIN_FAR, 1), -SPRAY_DROP_STALE);
+	EXPECT_EQ(rx(1000 - SPRAY_RXWIN_FAR - 1, 1), -SPRAY_DROP_STALE);
+	EXPECT_EQ(rx(1000 + 0x80000000U, 1), -SPRAY_DROP_STALE);
+	EXPECT_EQ(rx(1000 - SPRAY_RXWIN_FAR, 1), -SPRAY_DROP_DUP);
+	EXPECT_EQ(w.stale, 3);
+	EXPECT_EQ(w.cum, 1000);
+	EXPECT_EQ(w.unacked, 1);
+}
+
+TEST(spray_rxwin_rcv__wraparound)
+{
+	u32 isn = 0xffffffe0, i;
+
+	spray_rxwin_init(&w, isn, NULL);
+	for (i = 0; i < 64; i += 2)
+		EXPECT_EQ(rx(isn + i, i), 0);
+	EXPECT_EQ(w.cum, isn + 1);
+	for (i = 1; i < 64; i += 2)
+		EXPECT_EQ(rx(isn + i, 100 + i), 0);
+	EXPECT_EQ(w.cum, isn + 64);
+	EXPECT_EQ(w.cum, 0x20);
+	EXPECT_EQ(rx(0xfffffff0, 200), -SPRAY_DROP_DUP);
+	EXPECT(spray_rxwin_received(&w, 0xffffffff));
+}
+
+TEST(spray_rxwin_rcv__long_random_against_model)
+{
+	static u8 seen[20000];
+	u32 rng = 99, isn = 0xfffff000, i, base = 0, psn, cum = 0;
+	int r;
+
+	memset(seen, 0, sizeof(seen));
+	spray_rxwin_init(&w, isn, NULL);
+	for (i = 0; i < 200000 && cum < 19000; i++) {
+		/* mostly near the edge, sometimes old or beyond */
+		psn = cum + spray_prng_below(&rng, 300);
+		if (spray_prng_below(&rng, 10) == 0 && psn >= 200)
+			psn -= 200;
+		if (psn >= 20000)
+			continue;
+		r = rx(isn + psn, i);
+		if (seen[psn])
+			EXPECT_EQ(r, -SPRAY_DROP_DUP);
+		else
+			EXPECT_EQ(r, 0);
+		seen[psn] = 1;
+		while (cum < 20000 && seen[cum])
+			cum++;
+		EXPECT_EQ(w.cum, isn + cum);
+		(void)base;
+	}
+	EXPECT(cum >= 19000);
+}
+
+TEST(spray_rxwin_build_ack__sack_bitmap)
+{
+	struct spray_ack a;
+
+	spray_rxwin_init(&w, 1000, NULL);
+	rx(1000, 1);
+	rx(1001, 2);
+	rx(1003, 3);
+	rx(1010, 4);
+	spray_rxwin_build_ack(&w, 10, &a);
+	EXPECT_EQ(a.cum_psn, 1002);
+	/* range ends at the highest psn: base = 1011 - 64 */
+	EXPECT_EQ(a.sack_base, 1011 - 64);
+	EXPECT_EQ(a.sack, (~0ULL >> 9) | (1ULL << 56) | (1ULL << 63));
+	EXPECT_EQ(a.ecn, 0);
+	EXPECT_EQ(a.ts_echo, 4);
+	EXPECT_EQ(a.hold_ns, 6);
+	EXPECT_EQ(a.echo_psn, 1010);
+	EXPECT_EQ(a.ev_echo, 7);
+	EXPECT_EQ(w.unacked, 0);
+}
+
+TEST(spray_rxwin_build_ack__ecn_bitmap)
+{
+	struct spray_ack a;
+	u32 i;
+
+	spray_rxwin_init(&w, 50, NULL);
+	for (i = 0; i < 70; i++)
+		spray_rxwin_rcv(&w, 50 + i, 0, i % 3 == 0, i, 1, i);
+	spray_rxwin_build_ack(&w, 100, &a);
+	EXPECT_EQ(a.cum_psn, 120);
+	EXPECT_EQ(a.sack_base, 56);
+	EXPECT_EQ(a.sack, ~0ULL);
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ(!!(a.ecn & (1ULL << i)), (6 + i) % 3 == 0);
+}
+
+TEST(spray_rxwin_build_ack__oldest_unreported_first)
+{
+	struct spray_ack a;
+
+	spray_rxwin_init(&w, 0, NULL);
+	rx(5, 1);
+	rx(300, 2);
+	spray_rxwin_build_ack(&w, 3, &a);
+	EXPECT_EQ(a.sack_base, 5);
+	EXPECT_EQ(a.sack, 1);
+	rx(301, 4);
+	spray_rxwin_build_ack(&w, 5, &a);
+	EXPECT_EQ(a.sack_base, 302 - 64);
+	EXPECT_EQ(a.sack >> 62, 3);
+	EXPECT_EQ(a.cum_psn, 0);
+}
+
+TEST(spray_rxwin_ack_due__every_n_timer_and_urgent)
+{
+	struct spray_rxwin_cfg cfg = { .ack_every = 4, .ack_delay_ns = 100,
+				       .reorder_min_ns = 10 };
+	struct spray_ack a;
+
+	spray_rxwin_init(&w, 0, &cfg);
+	EXPECT(!spray_rxwin_ack_due(&w, 0));
+	EXPECT_EQ(spray_rxwin_ack_deadline(&w), 0);
+	spray_rxwin_rcv(&w, 0, SPRAY_F_SYN, false, 1, 1, 1000);
+	EXPECT(spray_rxwin_ack_due(&w, 1000));		/* first SYN */
+	spray_rxwin_build_ack(&w, 1000, &a);
+	spray_rxwin_rcv(&w, 1, SPRAY_F_SYN, false, 1, 1, 1001);
+	EXPECT(!spray_rxwin_ack_due(&w, 1001));		/* later SYNs: no */
+	EXPECT_EQ(spray_rxwin_ack_deadline(&w), 1101);
+	EXPECT(spray_rxwin_ack_due(&w, 1101));		/* timer */
+	rx(2, 1002);
+	rx(3, 1003);
+	EXPECT(!spray_rxwin_ack_due(&w, 1003));
+	rx(4, 1004);
+	EXPECT(spray_rxwin_ack_due(&w, 1004));		/* every 4 */
+	spray_rxwin_build_ack(&w, 1004, &a);
+	spray_rxwin_rcv(&w, 5, 0, true, 1, 1, 1005);
+	EXPECT(spray_rxwin_ack_due(&w, 1005));		/* CE change */
+	spray_rxwin_build_ack(&w, 1005, &a);
+	spray_rxwin_rcv(&w, 6, 0, true, 1, 1, 1006);
+	EXPECT(!spray_rxwin_ack_due(&w, 1006));		/* CE steady */
+	spray_rxwin_rcv(&w, 7, SPRAY_F_ACK_REQ, true, 1, 1, 1007);
+	EXPECT(spray_rxwin_ack_due(&w, 1007));
+}
+
+TEST(spray_rxwin_nack_scan__waits_for_reorder_window)
+{
+	struct spray_rxwin_nack out[8];
+	u32 n;
+
+	spray_rxwin_init(&w, 0, NULL);		/* reorder_min 10 us */
+	rx(0, 1000);
+	rx(3, 1000);
+	rx(4, 1000);
+	rx(8, 2000);
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 5000, 20000, out, 8), 0);
+	/* rtt 20 us: reorder window max(5 us, 10 us) */
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 10999, 20000, out, 8), 0);
+	n = spray_rxwin_nack_scan(&w, 11000, 20000, out, 8);
+	EXPECT_EQ(n, 1);
+	EXPECT_EQ(out[0].psn, 1);
+	EXPECT_EQ(out[0].count, 2);
+	/* snapshot was high = 5 at t=1000: 5..7 not reported yet */
+	n = spray_rxwin_nack_scan(&w, 21000, 20000, out, 8);
+	EXPECT_EQ(n, 1);
+	EXPECT_EQ(out[0].psn, 5);
+	EXPECT_EQ(out[0].count, 3);
+	/* not again before rtt + reorder */
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 40000, 20000, out, 8), 0);
+	n = spray_rxwin_nack_scan(&w, 60000, 20000, out, 8);
+	EXPECT_EQ(n, 2);
+	EXPECT_EQ(out[0].psn, 1);
+	EXPECT_EQ(out[1].psn, 5);
+	EXPECT_EQ(w.nacks, 4);
+}
+
+TEST(spray_rxwin_nack_scan__fill_clears)
+{
+	struct spray_rxwin_nack out[8];
+
+	spray_rxwin_init(&w, 0, NULL);
+	rx(1, 0);
+	rx(0, 5);
+	EXPECT(!w.snap_valid);
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 1000000, 0, out, 8), 0);
+}
+
+TEST(spray_rxwin_nack_scan__long_hole_split)
+{
+	struct spray_rxwin_nack out[8];
+	u32 n;
+
+	spray_rxwin_init(&w, 0, NULL);
+	rx(200, 1);
+	n = spray_rxwin_nack_scan(&w, 20000, 0, out, 2);
+	EXPECT_EQ(n, 2);
+	EXPECT_EQ(out[0].psn, 0);
+	EXPECT_EQ(out[0].count, 64);
+	EXPECT_EQ(out[1].psn, 64);
+	EXPECT_EQ(out[1].count, 64);
+	/* the rest next time, not the runs already reported */
+	n = spray_rxwin_nack_scan(&w, 20001, 0, out, 8);
+	EXPECT_EQ(n, 2);
+	EXPECT_EQ(out[0].psn, 128);
+	EXPECT_EQ(out[1].psn, 192);
+	EXPECT_EQ(out[1].count, 8);
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "txwin.h"
+#include "test.h"
+
+static struct spray_txrec ring[64];
+static struct spray_txwin tw;
+static struct spray_txwin_cfg cfg;
+
+static struct {
+	u32 acked[256], nacked, ce;
+	u32 lost[256], nlost, why[4];
+	u32 failed, failed_psn;
+} ev;
+
+static void on_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
+		     bool ce)
+{
+	(void)ctx;
+	(void)rec;
+	if (ev.nacked < 256)
+		ev.acked[ev.nacked++] = psn;
+	ev.ce += ce;
+}
+
+static void on_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
+		    enum spray_loss_why why)
+{
+	(void)ctx;
+	(void)rec;
+	if (ev.nlost < 256)
+		ev.lost[ev.nlost++] = psn;
+	ev.why[why]++;
+}
+
+static void on_failed(void *ctx, u32 psn, const struct spray_txrec *rec)
+{
+	(void)ctx;
+	(void)rec;
+	ev.failed++;
+	ev.failed_psn = psn;
+}
+
+static const struct spray_txwin_ops ops = {
+	.acked = on_acked, .lost = on_lost, .failed = on_failed,
+};
+
+static void setup(u32 isn)
+{
+	memset(&ev, 0, sizeof(ev));
+	spray_txwin_cfg_default(&cfg);
+	cfg.rto_min_ns = 100000;
+	cfg.rto_init_ns = 100000;
+	cfg.reorder_min_ns = 10000;
+	cfg.max_retx = 3;
+	spray_txwin_init(&tw, ring, 64, isn, isn + 1000, &cfg);
+}
+
+static void send_n(u32 n, u64 now)
+{
+	while (n--)
+		spray_txwin_send_new(&tw, now, (u16)(tw.nxt % 8), 1,
+				     0, 1000);
+}
+
+static int ack(u32 cum, u32 base, u64 sack, u64 ecn, u64 ts, u64 now,
+	       struct spray_txack_sum *s)
+{
+	struct spray_ack a = {
+		.cum_psn = cum, .sack_base = base, .sack = sack, .ecn = ecn,
+		.ts_echo = ts, .grant_psn = 0,
+	};
+
+	return spray_txwin_on_ack(&tw, &a, now, &ops, NULL, s);
+}
+
+TEST(spray_txwin_init__rejects_bad_ring)
+{
+	EXPECT_EQ(spray_txwin_init(&tw, ring, 48, 0, 0, NULL), -EINVAL);
+	EXPECT_EQ(spray_txwin_init(&tw, ring, 0, 0, 0, NULL), -EINVAL);
+	EXPECT_EQ(spray_txwin_init(&tw, NULL, 64, 0, 0, NULL), -EINVAL);
+	EXPECT_EQ(spray_txwin_init(&tw, ring, 64, 0, 0, NULL), 0);
+}
+
+TEST(spray_txwin_room__min_of_cwnd_grant_ring)
+{
+	setup(0xfffffff0);
+	EXPECT_EQ(spray_txwin_room(&tw, 10), 10);
+	EXPECT_EQ(spray_txwin_room(&tw, 1000), 64);	/* ring */
+	tw.grant = 0xfffffff0 + 5;
+	EXPECT_EQ(spray_txwin_room(&tw, 1000), 5);	/* grant */
+	send_n(5, 1);
+	EXPECT_EQ(spray_txwin_room(&tw, 1000), 0);
+	EXPECT_EQ(spray_txwin_room(&tw, 3), 0);
+	tw.grant = 0xfffffff0 + 1000;			/* wraps past 0 */
+	EXPECT_EQ(spray_txwin_room(&tw, 8), 3);		/* cwnd */
+	EXPECT_EQ(tw.nxt, 0xfffffff5);
+}
+
+TEST(spray_txwin_on_ack__cum_and_sack_each_once)
+{
+	struct spray_txack_sum s;
+
+	setup(0xfffffffc);				/* wraps */
+	send_n(10, 1000);
+	/* cum 2 (4 psns), sack psn 3 and 5 (base = 0xfffffffc + 5) */
+	EXPECT_EQ(ack(0xfffffffe, 0xfffffffc, 0x28, 0x20, 0, 2000, &s), 0);
+	EXPECT_EQ(s.pkts, 4);
+	EXPECT_EQ(s.ce_pkts, 1);
+	EXPECT(s.cum_advanced);
+	EXPECT_EQ(tw.una, 0xfffffffe);
+	EXPECT_EQ(tw.inflight, 6);
+	EXPECT_EQ(tw.sacked, 2);
+	/* same ACK again: nothing new */
+	EXPECT_EQ(ack(0xfffffffe, 0xfffffffc, 0x28, 0x20, 0, 2001, &s), 0);
+	EXPECT_EQ(s.pkts, 0);
+	EXPECT_EQ(ev.nacked, 4);
+	/* cum over sacked psns reports only the others */
+	EXPECT_EQ(ack(0xfffffffc + 6, 0, 0, 0, 0, 2002, &s), 0);
+	EXPECT_EQ(s.pkts, 2);
+	EXPECT_EQ(tw.sacked, 0);
+	EXPECT_EQ(tw.inflight, 4);
+	EXPECT_EQ(ev.nacked, 6);
+	EXPECT_EQ(ev.ce, 1);
+}
+
+TEST(spray_txwin_on_ack__rejects_unsent_and_old_cum)
+{
+	struct spray_txack_sum s;
+
+	setup(100);
+	send_n(4, 1);
+	EXPECT_EQ(ack(105, 100, 0, 0, 0, 2, &s), -EINVAL);
+	EXPECT_EQ(tw.bad_acks, 1);
+	EXPECT_EQ(ack(104, 100, 0, 0, 0, 2, &s), 0);
+	EXPECT_EQ(ack(102, 102, 3, 0, 0, 3, &s), 0);	/* reordered ACK */
+	EXPECT_EQ(s.pkts, 0);
+	EXPECT_EQ(tw.una, 104);
+}
+
+TEST(spray_txwin_on_ack__rtt_sample_excludes_hold)
+{
+	struct spray_ack a = { .cum_psn = 11, .sack_base = 0,
+			       .ts_echo = 1000, .hold_ns = 3000 };
+	struct spray_txack_sum s;
+
+	setup(10);
+	send_n(1, 1000);
+	EXPECT_EQ(spray_txwin_on_ack(&tw, &a, 21000, &ops, NULL, &s), 0);
+	EXPECT_EQ(s.rtt_ns, 17000);
+	EXPECT_EQ(tw.srtt_ns, 17000);
+	EXPECT_EQ(tw.min_rtt_ns, 17000);
+	EXPECT_EQ(tw.rto_ns, 100000);			/* floor */
+}
+
+TEST(spray_txwin_on_ack__grant_only_grows)
+{
+	struct spray_ack a = { .cum_psn = 10, .grant_psn = 2000 };
+	struct spray_txack_sum s;
+
+	setup(10);
+	spray_txwin_on_ack(&tw, &a, 1, &ops, NULL, &s);
+	EXPECT_EQ(tw.grant, 2000);
+	a.grant_psn = 1500;
+	spray_txwin_on_ack(&tw, &a, 2, &ops, NULL, &s);
+	EXPECT_EQ(tw.grant, 2000);
+	a.grant_psn = 10 + SPRAY_TX_GRANT_MAX + 1;	/* bogus */
+	spray_txwin_on_ack(&tw, &a, 3, &ops, NULL, &s);
+	EXPECT_EQ(tw.grant, 2000);
+}
+
+TEST(spray_txwin_detect_loss__rack_after_reorder_window)
+{
+	struct spray_txack_sum s;
+	u64 next;
+
+	setup(0);
+	send_n(4, 1000);				/* 0..3 at t=1000 */
+	send_n(4, 2000);				/* 4..7 at t=2000 */
+	/* psn 5 acked at 22000 (rtt 20 us): 0..3 older, not lost yet */
+	EXPECT_EQ(ack(0, 5, 1, 0, 2000, 22000, &s), 0);
+	EXPECT_EQ(ev.nlost, 0);
+	next = spray_txwin_detect_loss(&tw, 22000, &ops, NULL);
+	/* srtt 20 us + reorder 10 us */
+	EXPECT_EQ(next, 1000 + 20000 + 10000);
+	EXPECT_EQ(spray_txwin_detect_loss(&tw, 30999, &ops, NULL), next);
+	EXPECT_EQ(ev.nlost, 0);
+	spray_txwin_detect_loss(&tw, 31000, &ops, NULL);
+	EXPECT_EQ(ev.nlost, 4);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_RACK], 4);
+	EXPECT_EQ(tw.lost, 4);
+	/* 4, 6, 7 (sent with 5) become lost at 32000 */
+	spray_txwin_detect_loss(&tw, 32000, &ops, NULL);
+	EXPECT_EQ(ev.nlost, 7);
+	EXPECT_EQ(ev.lost[4], 4);
+	EXPECT_EQ(ev.lost[5], 6);
+	EXPECT_EQ(tw.inflight, 0);
+}
+
+TEST(spray_txwin_next_retx__lowest_lost_then_reacked)
+{
+	struct spray_txack_sum s;
+	u32 psn;
+
+	setup(0);
+	send_n(4, 1000);
+	send_n(1, 50000);
+	EXPECT_EQ(ack(0, 4, 1, 0, 50000, 60000, &s), 0);
+	EXPECT(spray_txwin_detect_loss(&tw, 200000, &ops, NULL) == 0);
+	EXPECT_EQ(tw.lost, 4);
+	EXPECT(spray_txwin_next_retx(&tw, &psn));
+	EXPECT_EQ(psn, 0);
+	spray_txwin_sent_retx(&tw, 0, 3, 200000);
+	EXPECT_EQ(tw.ring[0].retx, 1);
+	EXPECT_EQ(tw.ring[0].ev, 3);
+	EXPECT(spray_txwin_next_retx(&tw, &psn));
+	EXPECT_EQ(psn, 1);
+	/* the original of psn 2 arrives after all: spurious */
+	EXPECT_EQ(ack(0, 2, 1, 0, 0, 200001, &s), 0);
+	EXPECT_EQ(tw.spurious, 1);
+	EXPECT_EQ(tw.lost, 2);
+	EXPECT_EQ(tw.retx, 1);
+}
+
+TEST(spray_txwin_on_nack__marks_lost_with_guard)
+{
+	struct spray_txack_sum s;
+	int n;
+
+	setup(0);
+	send_n(8, 1000);
+	EXPECT_EQ(ack(2, 2, 0, 0, 1000, 11000, &s), 0);	/* min_rtt 10 us */
+	n = spray_txwin_on_nack(&tw, 2, 3, SPRAY_NACK_LOSS, 2, 1500, 15000,
+				&ops, NULL);
+	EXPECT_EQ(n, 3);
+	EXPECT_EQ(tw.grant, 1500);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_NACK], 3);
+	spray_txwin_sent_retx(&tw, 2, 1, 16000);
+	/* a NACK about the old transmission must not kill the retx */
+	n = spray_txwin_on_nack(&tw, 2, 1, SPRAY_NACK_LOSS, 2, 500, 17000,
+				&ops, NULL);
+	EXPECT_EQ(n, 0);
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 2, 1, SPRAY_NACK_NO_CONN, 2, 500,
+				      17000, &ops, NULL), -ECONNRESET);
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 7, 2, SPRAY_NACK_LOSS, 2, 500,
+				      17000, &ops, NULL), -EINVAL);
+}
+
+TEST(spray_txwin_on_rto__backoff_doubles_and_resets)
+{
+	struct spray_txack_sum s;
+	u64 d;
+
+	setup(0);
+	EXPECT_EQ(spray_txwin_rto_deadline(&tw), 0);
+	send_n(2, 1000);
+	d = spray_txwin_rto_deadline(&tw);
+	EXPECT_EQ(d, 1000 + 100000);
+	EXPECT_EQ(spray_txwin_on_rto(&tw, d - 1, &ops, NULL), 0);
+	EXPECT_EQ(spray_txwin_on_rto(&tw, d, &ops, NULL), 2);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_RTO], 2);
+	EXPECT_EQ(tw.backoff, 1);
+	EXPECT_EQ(spray_txwin_rto_deadline(&tw), d + 200000);
+	spray_txwin_sent_retx(&tw, 0, 1, d + 1);
+	spray_txwin_on_rto(&tw, d + 200000, &ops, NULL);
+	EXPECT_EQ(tw.backoff, 2);
+	EXPECT_EQ(spray_txwin_rto_deadline(&tw), d + 200000 + 400000);
+	/* progress resets the backoff */
+	EXPECT_EQ(ack(1, 0, 0, 0, 0, d + 300000, &s), 0);
+	EXPECT_EQ(tw.backoff, 0);
+	EXPECT_EQ(spray_txwin_rto_deadline(&tw), d + 300000 + 100000);
+}
+
+TEST(spray_txwin_on_rto__backoff_capped)
+{
+	u64 now = 1000;
+	int i;
+
+	setup(0);
+	cfg.rto_max_ns = 1000000;
+	spray_txwin_init(&tw, ring, 64, 0, 100, &cfg);
+	send_n(1, now);
+	for (i = 0; i < 40; i++) {
+		now = spray_txwin_rto_deadline(&tw);
+		spray_txwin_on_rto(&tw, now, &ops, NULL);
+		if (tw.lost)
+			spray_txwin_sent_retx(&tw, 0, 0, now);
+		tw.ring[0].retx = 0;			/* no retry limit */
+	}
+	EXPECT_EQ(spray_txwin_rto_deadline(&tw) - now, 1000000);
+}
+
+TEST(spray_txwin_retry_limit__fails_connection)
+{
+	u64 now = 1000;
+	u32 psn;
+	int i;
+
+	setup(0);
+	send_n(1, now);
+	for (i = 0; i < 10 && !tw.failed; i++) {
+		now = spray_txwin_rto_deadline(&tw);
+		spray_txwin_on_rto(&tw, now, &ops, NULL);
+		if (spray_txwin_next_retx(&tw, &psn))
+			spray_txwin_sent_retx(&tw, psn, 0, now);
+	}
+	EXPECT(tw.failed);
+	EXPECT_EQ(ev.failed, 1);
+	EXPECT_EQ(ev.failed_psn, 0);
+	EXPECT_EQ(tw.retx, cfg.max_retx);
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 0);
+}
