@@ -121,6 +121,41 @@ void spray_port_unbind(struct spray_net *sn, struct spray_sock *ss)
 	spin_unlock_bh(&sn->port_lock);
 }
 
+/**
+ * spray_mib_read() - sum a namespace's per cpu counters
+ * @sn: the namespace
+ * @out: the sums
+ */
+void spray_mib_read(struct spray_net *sn, struct spray_mib *out)
+{
+	unsigned int i;
+	int cpu;
+
+	memset(out, 0, sizeof(*out));
+	for_each_possible_cpu(cpu) {
+		const struct spray_mib *m = per_cpu_ptr(sn->mib, cpu);
+
+		for (i = 0; i < __SPRAY_MIB_MAX; i++)
+			out->cnt[i] += READ_ONCE(m->cnt[i]);
+		for (i = 0; i < __SPRAY_DROP_MAX; i++)
+			out->drops[i] += READ_ONCE(m->drops[i]);
+	}
+}
+
+static void spray_config_default(struct spray_config *cfg)
+{
+	cfg->udp_port = SPRAY_DEFAULT_UDP_PORT;
+	cfg->nr_evs = 32;
+	cfg->cc_mode = SPRAY_CC_BOTH;
+	cfg->rto_min_us = 1000;
+	cfg->rto_max_us = 200000;
+	cfg->retry_limit = 15;
+	cfg->ack_every = 8;
+	cfg->ack_delay_us = 50;
+	cfg->max_msg = SPRAY_MAX_MSG;
+	cfg->idle_timeout_ms = 30000;
+}
+
 static int __net_init spray_net_init(struct net *net)
 {
 	struct spray_net *sn = spray_net(net);
@@ -129,6 +164,11 @@ static int __net_init spray_net_init(struct net *net)
 	spin_lock_init(&sn->port_lock);
 	for (i = 0; i < SPRAY_PORT_HASH_SIZE; i++)
 		INIT_HLIST_HEAD(&sn->ports[i]);
+	mutex_init(&sn->config_lock);
+	spray_config_default(&sn->cfg);
+	sn->mib = alloc_percpu(struct spray_mib);
+	if (!sn->mib)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -138,6 +178,7 @@ static void __net_exit spray_net_exit(struct net *net)
 
 	/* Sockets hold a reference on their namespace: none can be bound. */
 	WARN_ON_ONCE(sn->nr_bound);
+	free_percpu(sn->mib);
 }
 
 static struct pernet_operations spray_net_ops = {

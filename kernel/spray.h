@@ -13,6 +13,11 @@
 #include <net/net_namespace.h>
 #include <net/ipv6.h>
 #include <linux/spray.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+
+#include "pkt.h"
+#include "cc.h"
 
 #define SPRAY_PORT_HASH_BITS	8
 #define SPRAY_PORT_HASH_SIZE	(1U << SPRAY_PORT_HASH_BITS)
@@ -31,17 +36,122 @@ struct spray_addr {
 	struct in6_addr	v6;
 };
 
+/* The UDP port AF_SPRAY listens on by default, in every namespace. */
+#define SPRAY_DEFAULT_UDP_PORT	4797
+
+/**
+ * struct spray_config - per namespace settings (netlink "config")
+ * @udp_port: UDP port of every AF_SPRAY packet (destination), host order
+ * @nr_evs: entropy values (UDP source ports) per peer, 1..SPRAY_MAX_EVS
+ * @cc_mode: enum spray_cc_mode for new connections
+ * @rto_min_us: retransmission timeout floor
+ * @rto_max_us: retransmission timeout ceiling
+ * @retry_limit: transmissions of one packet before its message fails
+ * @ack_every: coalesce up to this many DATA packets into one ACK
+ * @ack_delay_us: longest an ACK is held back for coalescing
+ * @max_msg: largest message sendmsg() accepts, bytes
+ * @idle_timeout_ms: a connection with nothing in flight for this long is
+ *	torn down
+ *
+ * Readers on the datapath use READ_ONCE() per field; writers hold
+ * &spray_net.config_lock. Changes apply to the next packet.
+ */
+struct spray_config {
+	u16	udp_port;
+	u16	nr_evs;
+	u8	cc_mode;
+	u32	rto_min_us;
+	u32	rto_max_us;
+	u32	retry_limit;
+	u32	ack_every;
+	u32	ack_delay_us;
+	u32	max_msg;
+	u32	idle_timeout_ms;
+};
+
+#define SPRAY_MAX_EVS		256
+#define SPRAY_MAX_MSG		(8U << 20)
+
+/**
+ * enum spray_mib_field - per namespace counters (netlink "stats")
+ *
+ * Drops of incoming packets are counted per enum spray_drop_reason in
+ * &spray_mib.drops, the rest here.
+ */
+enum spray_mib_field {
+	SPRAY_MIB_TX_PKTS,		/* DATA packets sent, first transmissions */
+	SPRAY_MIB_TX_BYTES,		/* payload bytes of those */
+	SPRAY_MIB_RETX_PKTS,		/* DATA packets sent again */
+	SPRAY_MIB_RX_PKTS,		/* DATA packets accepted */
+	SPRAY_MIB_RX_BYTES,		/* payload bytes of those */
+	SPRAY_MIB_TX_MSGS,		/* messages fully acknowledged */
+	SPRAY_MIB_RX_MSGS,		/* messages delivered to a socket */
+	SPRAY_MIB_MSG_FAILED,		/* messages reported undeliverable */
+	SPRAY_MIB_ACK_TX,
+	SPRAY_MIB_ACK_RX,
+	SPRAY_MIB_NACK_TX,
+	SPRAY_MIB_NACK_RX,
+	SPRAY_MIB_LOST_PKTS,		/* packets declared lost by the sender */
+	SPRAY_MIB_RTO,			/* retransmission timeouts */
+	SPRAY_MIB_ECN_CE,		/* DATA packets that arrived CE-marked */
+	SPRAY_MIB_ECN_ECHO,		/* acked packets echoed as CE-marked */
+	SPRAY_MIB_CONN_OPEN,		/* connections created */
+	SPRAY_MIB_CONN_CLOSE,		/* connections torn down */
+	SPRAY_MIB_CONN_RESET,		/* incarnations replaced (peer restart) */
+	SPRAY_MIB_PATH_DOWN,		/* entropy values declared down */
+	SPRAY_MIB_PATH_UP,		/* entropy values back up after a probe */
+	SPRAY_MIB_RCVBUF_FULL,		/* DATA refused for lack of buffer */
+	SPRAY_MIB_NO_SOCKET,		/* packets for an unbound spray port */
+	__SPRAY_MIB_MAX
+};
+
+/**
+ * struct spray_mib - per cpu counters of a namespace
+ * @cnt: enum spray_mib_field counters
+ * @drops: incoming packets dropped, per enum spray_drop_reason
+ */
+struct spray_mib {
+	u64	cnt[__SPRAY_MIB_MAX];
+	u64	drops[__SPRAY_DROP_MAX];
+};
+
 /**
  * struct spray_net - per network namespace state
  * @port_lock: protects @ports (writers); readers use RCU
  * @ports: bound sockets hashed by spray port
  * @nr_bound: number of bound sockets, for statistics
+ * @config_lock: serializes writers of @cfg
+ * @cfg: settings
+ * @mib: counters
  */
 struct spray_net {
 	spinlock_t		port_lock;
 	struct hlist_head	ports[SPRAY_PORT_HASH_SIZE];
 	unsigned int		nr_bound;
+	struct mutex		config_lock;
+	struct spray_config	cfg;
+	struct spray_mib __percpu *mib;
 };
+
+static inline void spray_mib_add(struct spray_net *sn,
+				 enum spray_mib_field f, u64 n)
+{
+	this_cpu_add(sn->mib->cnt[f], n);
+}
+
+static inline void spray_mib_inc(struct spray_net *sn, enum spray_mib_field f)
+{
+	this_cpu_inc(sn->mib->cnt[f]);
+}
+
+static inline void spray_mib_drop(struct spray_net *sn, int reason)
+{
+	if (reason > 0 && reason < __SPRAY_DROP_MAX)
+		this_cpu_inc(sn->mib->drops[reason]);
+}
+
+/* Sum a namespace's counters over every cpu into @out. */
+void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
 
 /**
  * struct spray_sock - an AF_SPRAY socket
