@@ -136,7 +136,8 @@ static u32 path_badness(struct spray_path *p, u32 idx, u64 now_ns, int avoid)
  *	the packet with SPRAY_F_ACK_REQ (or a PROBE) and feeds back its ack
  *
  * A DOWN EV whose probe time has come is returned first (once per probe
- * interval). Otherwise the next EV of the round's permutation that is
+ * interval), for first transmissions only: a retransmission never rides a
+ * probe, or a packet could exhaust its retries on a dead path. Otherwise the next EV of the round's permutation that is
  * ACTIVE; if none is, the first of the least bad (AVOIDED before DOWN)
  * from the current position, so the load still spreads.
  *
@@ -150,7 +151,7 @@ int spray_path_pick(struct spray_path *p, u64 now_ns, int avoid,
 	struct spray_ev *ev;
 
 	*probe = false;
-	if (p->n_down && now_ns >= p->next_probe_ns) {
+	if (avoid < 0 && p->n_down && now_ns >= p->next_probe_ns) {
 		for (i = 0; i < n; i++) {
 			ev = &p->evs[i];
 			if (ev->state != SPRAY_EV_DOWN ||
@@ -161,8 +162,6 @@ int spray_path_pick(struct spray_path *p, u64 now_ns, int avoid,
 						 p->cfg.probe_max_ns);
 			ev->probes++;
 			ev->tx++;
-			if (avoid >= 0)
-				ev->retx++;
 			path_recompute_probe(p);
 			*probe = true;
 			return (int)i;

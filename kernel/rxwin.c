@@ -68,6 +68,7 @@ void spray_rxwin_init(struct spray_rxwin *w, u32 isn,
 	w->cum = isn;
 	w->high = isn;
 	w->nacked_upto = isn;
+	w->reo_mult = 1;
 }
 
 /**
@@ -166,6 +167,10 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 	}
 
 	w->new++;
+	/* an original (not RETX) filling a hole we NACKed: NACKed too early */
+	if (!(flags & SPRAY_F_RETX) && w->nacked_ns &&
+	    spray_psn_before(psn, w->nacked_upto) && w->reo_mult < 64)
+		w->reo_mult *= 2;
 	rxw_set(w->rcvd, psn);
 	if (ce) {
 		rxw_set(w->cemap, psn);
@@ -277,9 +282,17 @@ void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 	w->acks++;
 }
 
+/*
+ * How long a hole may be explained by reordering: a quarter RTT, times a
+ * multiplier that doubles whenever a NACK proves premature (the original
+ * packet arrived after it), capped at two RTTs.
+ */
 static u32 rxw_reorder(const struct spray_rxwin *w, u32 rtt_ns)
 {
-	return max_t(u32, rtt_ns / 4, w->cfg.reorder_min_ns);
+	u64 reo = (u64)rtt_ns / 4 * w->reo_mult;
+
+	return (u32)max_t(u64, min_t(u64, reo, 2ULL * rtt_ns),
+			  w->cfg.reorder_min_ns);
 }
 
 /**

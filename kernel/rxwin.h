@@ -98,6 +98,7 @@ struct spray_rxwin {
 	u64	snap_ns;
 	u32	nacked_upto;
 	u64	nacked_ns;
+	u8	reo_mult;
 	u64	acks;
 	u64	new;
 	u64	dups;

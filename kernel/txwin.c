@@ -58,6 +58,7 @@ int spray_txwin_init(struct spray_txwin *tw, struct spray_txrec *ring,
 	tw->grant = grant;
 	tw->rto_ns = clamp_t(u32, tw->cfg.rto_init_ns, tw->cfg.rto_min_ns,
 			     tw->cfg.rto_max_ns);
+	tw->reo_mult = 1;
 	return 0;
 }
 
@@ -256,6 +257,44 @@ static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
 		ops->lost(ctx, psn, rec, why);
 }
 
+/*
+ * An ACK echoes the psn whose arrival triggered it. If that psn had been
+ * delivered already, the receiver got a duplicate: a retransmission that
+ * was not needed. Spraying reordered more than the reorder window allowed,
+ * so widen it (RACK's reo_wnd_mult, RFC 8985 6.2); it shrinks back slowly.
+ */
+static void txw_check_spurious(struct spray_txwin *tw,
+			       const struct spray_ack *ack)
+{
+	const struct spray_txrec *rec;
+	u32 psn = ack->echo_psn;
+
+	if (!spray_psn_before(psn, tw->nxt) ||
+	    spray_psn_before(psn, tw->nxt - (tw->mask + 1)))
+		return;
+	rec = &tw->ring[psn & tw->mask];
+	if (!rec->retx)
+		return;
+	if (spray_psn_before(psn, tw->una) ||
+	    rec->state == SPRAY_TXREC_SACKED) {
+		tw->spurious++;
+		tw->reo_calm = 0;
+		if (tw->reo_mult < 64)
+			tw->reo_mult *= 2;
+	}
+}
+
+/* Every 4096 packets delivered without a spurious retransmission, halve. */
+static void txw_reo_decay(struct spray_txwin *tw, u32 pkts)
+{
+	tw->reo_calm += pkts;
+	if (tw->reo_calm >= 4096) {
+		tw->reo_calm = 0;
+		if (tw->reo_mult > 1)
+			tw->reo_mult /= 2;
+	}
+}
+
 /**
  * spray_txwin_on_ack() - apply an ACK
  * @tw: send window
@@ -288,6 +327,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		tw->bad_acks++;
 		return -EINVAL;
 	}
+	txw_check_spurious(tw, ack);
 
 	/* cumulative part */
 	for (psn = tw->una; spray_psn_before(psn, ack->cum_psn); psn++) {
@@ -341,9 +381,25 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 	if (sum->pkts) {
 		tw->backoff = 0;
 		tw->rto_start_ns = now_ns;
+		txw_reo_decay(tw, sum->pkts);
 	}
 	spray_txwin_detect_loss(tw, now_ns, ops, ctx);
 	return 0;
+}
+
+/*
+ * How old a packet must be before evidence that later ones arrived (RACK,
+ * or a NACK) makes it lost: srtt plus the reorder window, max(min_rtt / 4
+ * times the adaptive multiplier, cfg.reorder_min_ns), at most 2 srtt.
+ */
+static u64 txw_loss_wait(const struct spray_txwin *tw)
+{
+	u64 reo = max_t(u64, (u64)tw->min_rtt_ns / 4 * tw->reo_mult,
+			tw->cfg.reorder_min_ns);
+
+	if (tw->srtt_ns)
+		reo = min_t(u64, reo, 2ULL * tw->srtt_ns);
+	return (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) + reo;
 }
 
 /**
@@ -364,14 +420,13 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 			    const struct spray_txwin_ops *ops, void *ctx)
 {
-	u32 reo = max_t(u32, tw->min_rtt_ns / 4, tw->cfg.reorder_min_ns);
 	u64 wait, deadline, next = 0;
 	struct spray_txrec *rec;
 	u32 psn;
 
 	if (!tw->rack_ns || !tw->inflight)
 		return 0;
-	wait = (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) + reo;
+	wait = txw_loss_wait(tw);
 	for (psn = tw->una; psn != tw->nxt; psn++) {
 		rec = &tw->ring[psn & tw->mask];
 		if (rec->state != SPRAY_TXREC_INFLIGHT ||
@@ -399,9 +454,10 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
  * @ctx: passed to @ops
  *
  * Applies @cum_psn and @grant_psn as an ACK would, then declares the named
- * INFLIGHT psns lost, except those (re)sent less than min_rtt ago (the NACK
- * cannot be about that transmission) or, for WINDOW and NO_BUF, less than
- * srtt ago (the receiver needs time).
+ * INFLIGHT psns lost, except those (re)sent less than srtt + reorder window
+ * ago (the receiver may have NACKed before reordering delivered them, as
+ * RACK's rule) or, for WINDOW and NO_BUF, less than srtt ago (the receiver
+ * needs time).
  *
  * Return: psns declared lost, -ECONNRESET for SPRAY_NACK_NO_CONN (the caller
  * starts a new incarnation), -EINVAL for a NACK of psns never sent.
@@ -418,7 +474,7 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 	struct spray_txack_sum sum;
 	struct spray_txrec *rec;
 	int err, n = 0;
-	u32 guard;
+	u64 guard;
 
 	if (reason == SPRAY_NACK_NO_CONN)
 		return -ECONNRESET;
@@ -431,7 +487,8 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 	if (err)
 		return err;
 
-	guard = reason == SPRAY_NACK_LOSS ? tw->min_rtt_ns : tw->srtt_ns;
+	/* A NACK is evidence as RACK's is: the same age rule applies. */
+	guard = reason == SPRAY_NACK_LOSS ? txw_loss_wait(tw) : tw->srtt_ns;
 	for (; count; count--, psn++) {
 		rec = spray_txwin_rec(tw, psn);
 		if (!rec || rec->state != SPRAY_TXREC_INFLIGHT ||
@@ -472,9 +529,12 @@ u64 spray_txwin_rto_deadline(const struct spray_txwin *tw)
  * @ops: verdict callbacks (may be NULL)
  * @ctx: passed to @ops
  *
- * If the deadline passed: every INFLIGHT psn sent at least one RTO ago is
- * declared lost, the backoff doubles the next period (up to
- * cfg.rto_max_ns) and the timer restarts.
+ * If the deadline passed: the oldest INFLIGHT psns sent at least one RTO
+ * ago (at most SPRAY_TX_RTO_BURST of them) are declared lost, the backoff
+ * doubles the next period (up to cfg.rto_max_ns) and the timer restarts.
+ * As a tail loss probe, a few packets suffice: their ACKs let RACK find
+ * the rest, where marking everything would resend what merely waits in a
+ * queue.
  *
  * Return: psns declared lost (0 also when the deadline has not passed).
  */
@@ -489,7 +549,8 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 	if (!deadline || now_ns < deadline)
 		return 0;
 	tw->rtos++;
-	for (psn = tw->una; psn != tw->nxt && !tw->failed; psn++) {
+	for (psn = tw->una; psn != tw->nxt && !tw->failed &&
+	     n < SPRAY_TX_RTO_BURST; psn++) {
 		rec = &tw->ring[psn & tw->mask];
 		if (rec->state != SPRAY_TXREC_INFLIGHT ||
 		    now_ns - rec->sent_ns < cur)

@@ -11,6 +11,9 @@
 #include "wire.h"
 #include "pkt.h"
 
+/* psns an RTO declares lost at most */
+#define SPRAY_TX_RTO_BURST	4
+
 /* a grant more than this beyond una is bogus and ignored */
 #define SPRAY_TX_GRANT_MAX	(1U << 20)
 
@@ -147,6 +150,8 @@ struct spray_txwin {
 	u32	min_rtt_ns;
 	u32	rto_ns;
 	u8	backoff;
+	u8	reo_mult;
+	u32	reo_calm;
 	bool	failed;
 	u64	rto_start_ns;
 	u64	sent;

@@ -227,22 +227,49 @@ TEST(spray_txwin_on_nack__marks_lost_with_guard)
 	int n;
 
 	setup(0);
-	send_n(8, 1000);
+	send_n(2, 1000);
+	send_n(6, 2000);	/* after what gets acked: no RACK */
 	EXPECT_EQ(ack(2, 2, 0, 0, 1000, 11000, &s), 0);	/* min_rtt 10 us */
+	/* lost only once srtt + reorder window (10 + 10 us) have passed */
 	n = spray_txwin_on_nack(&tw, 2, 3, SPRAY_NACK_LOSS, 2, 1500, 15000,
+				&ops, NULL);
+	EXPECT_EQ(n, 0);
+	n = spray_txwin_on_nack(&tw, 2, 3, SPRAY_NACK_LOSS, 2, 1500, 25000,
 				&ops, NULL);
 	EXPECT_EQ(n, 3);
 	EXPECT_EQ(tw.grant, 1500);
 	EXPECT_EQ(ev.why[SPRAY_LOSS_NACK], 3);
-	spray_txwin_sent_retx(&tw, 2, 1, 16000);
+	spray_txwin_sent_retx(&tw, 2, 1, 26000);
 	/* a NACK about the old transmission must not kill the retx */
-	n = spray_txwin_on_nack(&tw, 2, 1, SPRAY_NACK_LOSS, 2, 500, 17000,
+	n = spray_txwin_on_nack(&tw, 2, 1, SPRAY_NACK_LOSS, 2, 500, 27000,
 				&ops, NULL);
 	EXPECT_EQ(n, 0);
 	EXPECT_EQ(spray_txwin_on_nack(&tw, 2, 1, SPRAY_NACK_NO_CONN, 2, 500,
 				      17000, &ops, NULL), -ECONNRESET);
 	EXPECT_EQ(spray_txwin_on_nack(&tw, 7, 2, SPRAY_NACK_LOSS, 2, 500,
 				      17000, &ops, NULL), -EINVAL);
+}
+
+TEST(spray_txwin_on_ack__duplicate_echo_widens_reorder_window)
+{
+	struct spray_txack_sum s;
+	struct spray_ack a;
+
+	setup(0);
+	send_n(4, 1000);
+	EXPECT_EQ(ack(1, 1, 0, 0, 1000, 11000, &s), 0);
+	spray_txwin_rec(&tw, 1)->retx = 1;	/* psn 1 was resent */
+	EXPECT_EQ(tw.reo_mult, 1);
+	/* psn 1's original arrives; then its retransmission, a duplicate */
+	EXPECT_EQ(ack(2, 2, 0, 0, 1000, 13000, &s), 0);
+	memset(&a, 0, sizeof(a));
+	a.cum_psn = 2;
+	a.sack_base = 2;
+	a.echo_psn = 1;
+	a.ts_echo = 12000;
+	EXPECT_EQ(spray_txwin_on_ack(&tw, &a, 14000, &ops, NULL, &s), 0);
+	EXPECT_EQ(tw.reo_mult, 2);
+	EXPECT_EQ(tw.spurious, 1);
 }
 
 TEST(spray_txwin_on_rto__backoff_doubles_and_resets)
