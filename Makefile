@@ -39,6 +39,7 @@ modules-all:
 	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory KVER=$$k module; done
 
 tools:
+	$(MAKE) -C userspace/sprayctl
 	@if [ -d userspace/spraycoll ]; then $(MAKE) -C userspace/spraycoll; fi
 
 selftests:

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 
 #include "spray.h"
+#include "netlink.h"
 
 static int __init spray_init(void)
 {
@@ -20,9 +21,14 @@ static int __init spray_init(void)
 	err = spray_af_init();
 	if (err)
 		goto err_netns;
+	err = spray_netlink_init();
+	if (err)
+		goto err_af;
 	pr_info("AF_SPRAY (family %d) loaded\n", AF_SPRAY);
 	return 0;
 
+err_af:
+	spray_af_exit();
 err_netns:
 	spray_netns_exit();
 	return err;
@@ -30,6 +36,7 @@ err_netns:
 
 static void __exit spray_exit(void)
 {
+	spray_netlink_exit();
 	spray_af_exit();
 	spray_netns_exit();
 }

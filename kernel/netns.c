@@ -145,7 +145,7 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out)
 static void spray_config_default(struct spray_config *cfg)
 {
 	cfg->udp_port = SPRAY_DEFAULT_UDP_PORT;
-	cfg->nr_evs = 32;
+	cfg->nr_evs = 256;
 	cfg->cc_mode = SPRAY_CC_BOTH;
 	cfg->rto_min_us = 1000;
 	cfg->rto_max_us = 200000;

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AF_SPRAY generic netlink API (family "spray"): the interface between the
+ * netlink code (netlink.c) and the transport.
+ *
+ * The transport provides spray_peer_walk() and spray_path_walk() (a stub
+ * that lists nothing lives in peer_stub.c until it does) and calls
+ * spray_nl_notify_path() and spray_nl_notify_unreachable() on path and peer
+ * events. Attribute documentation: Documentation/netlink/specs/spray.yaml.
+ */
+#ifndef _SPRAY_NETLINK_H
+#define _SPRAY_NETLINK_H
+
+#include <linux/types.h>
+#include <linux/spray_netlink.h>
+
+#include "spray.h"
+
+struct net;
+
+/**
+ * struct spray_peer_info - one peer (connection), as the peers dump shows it
+ * @id: peer id, unique in the namespace, named by struct spray_path_info
+ * @local: local address
+ * @remote: remote address
+ * @local_cid: local connection id
+ * @remote_cid: remote connection id, 0 until known
+ * @state: enum spray_nl_peer_state
+ * @srtt_us: smoothed round-trip time
+ * @min_rtt_us: smallest round-trip time seen
+ * @rto_us: current retransmission timeout
+ * @cwnd: sender congestion window, bytes
+ * @grant_outstanding: packets granted to the peer and not yet received
+ * @in_flight: packets sent and not yet acknowledged
+ * @tx_pkts: DATA packets sent, first transmissions
+ * @retx_pkts: DATA packets sent again
+ * @rx_pkts: DATA packets accepted
+ * @ecn_marked_ppm: recently acknowledged packets CE-marked, parts per million
+ */
+struct spray_peer_info {
+	u32			id;
+	struct spray_addr	local;
+	struct spray_addr	remote;
+	u32			local_cid;
+	u32			remote_cid;
+	u32			state;
+	u32			srtt_us;
+	u32			min_rtt_us;
+	u32			rto_us;
+	u32			cwnd;
+	u32			grant_outstanding;
+	u32			in_flight;
+	u64			tx_pkts;
+	u64			retx_pkts;
+	u64			rx_pkts;
+	u32			ecn_marked_ppm;
+};
+
+/**
+ * struct spray_path_info - one path (entropy value) of a peer
+ * @peer_id: &spray_peer_info.id of its peer
+ * @ev: entropy value, the UDP source port
+ * @state: enum spray_nl_path_state
+ * @tx_pkts: DATA packets sent on it
+ * @acked_pkts: packets acknowledged on it
+ * @lost_pkts: packets declared lost on it
+ * @ecn_pkts: packets echoed CE-marked on it
+ * @retx_pkts: retransmissions sent on it
+ */
+struct spray_path_info {
+	u32	peer_id;
+	u16	ev;
+	u32	state;
+	u64	tx_pkts;
+	u64	acked_pkts;
+	u64	lost_pkts;
+	u64	ecn_pkts;
+	u64	retx_pkts;
+};
+
+/**
+ * spray_peer_walk() - the next peer of a namespace (provided by the transport)
+ * @net: the namespace
+ * @pos: cursor, 0 for the first peer; advanced past the peer returned.
+ *	Opaque to the caller, kept between the messages of a dump: the walk
+ *	must tolerate peers coming and going between two calls.
+ * @pi: filled with the peer
+ *
+ * Called in process context, without locks held (the callee takes its own
+ * RCU read lock or spinlocks).
+ *
+ * Return: 0 with @pi filled and @pos advanced, -ENOENT after the last peer.
+ */
+int spray_peer_walk(struct net *net, unsigned long *pos,
+		    struct spray_peer_info *pi);
+
+/**
+ * spray_path_walk() - the next path of a namespace (provided by the transport)
+ * @net: the namespace
+ * @pos: cursor, as for spray_peer_walk()
+ * @pi: filled with the path
+ *
+ * Return: 0 with @pi filled and @pos advanced, -ENOENT after the last path.
+ */
+int spray_path_walk(struct net *net, unsigned long *pos,
+		    struct spray_path_info *pi);
+
+int spray_netlink_init(void);
+void spray_netlink_exit(void);
+
+void spray_nl_notify_path(struct net *net, const struct spray_addr *local,
+			  const struct spray_addr *remote, u16 ev, bool up);
+void spray_nl_notify_unreachable(struct net *net,
+				 const struct spray_addr *local,
+				 const struct spray_addr *remote, int err);
+
+#endif /* _SPRAY_NETLINK_H */
