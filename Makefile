@@ -19,7 +19,7 @@ W	?=
 PREFIX	?= /usr/local
 DESTDIR	?=
 
-KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/spray.h
+KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h include/uapi/linux/*.h)
 
 .PHONY: all module modules-all tools selftests unit check style install \
 	uninstall test demo clean FORCE

@@ -13,6 +13,9 @@
 #include <net/ipv6.h>
 #include <net/addrconf.h>
 #include <net/route.h>
+#include <linux/errqueue.h>
+#include <linux/sockios.h>
+#include <asm/ioctls.h>
 
 #include "spray.h"
 
@@ -127,6 +130,24 @@ static int spray_addr_check_local(struct net *net, const struct spray_addr *a)
 #endif
 }
 
+static int spray_do_bind(struct spray_sock *ss, const struct spray_addr *addr)
+{
+	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	int err;
+
+	/* The namespace's UDP socket comes up with its first bound socket. */
+	err = spray_udp_get(sn);
+	if (err)
+		return err;
+	lock_sock(&ss->sk);
+	if (ss->bound)
+		err = -EINVAL;
+	else
+		err = spray_port_bind(sn, ss, addr);
+	release_sock(&ss->sk);
+	return err;
+}
+
 static int spray_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 {
 	struct spray_sock *ss = spray_sk(sock->sk);
@@ -141,13 +162,7 @@ static int spray_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	if (err)
 		return err;
 
-	lock_sock(sk);
-	if (ss->bound)
-		err = -EINVAL;
-	else
-		err = spray_port_bind(spray_net(sock_net(sk)), ss, &addr);
-	release_sock(sk);
-	return err;
+	return spray_do_bind(ss, &addr);
 }
 
 static int spray_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
@@ -172,6 +187,7 @@ static int spray_release(struct socket *sock)
 		return 0;
 
 	spray_port_unbind(spray_net(sock_net(sk)), spray_sk(sk));
+	spray_sock_destroy_conns(spray_sk(sk));
 
 	lock_sock(sk);
 	sock_orphan(sk);
@@ -185,15 +201,249 @@ static int spray_release(struct socket *sock)
 	return 0;
 }
 
+/* The SOL_SPRAY control messages of a sendmsg(). */
+static int spray_parse_cmsgs(struct msghdr *msg, u64 *cookie)
+{
+	struct cmsghdr *cmsg;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_SPRAY ||
+		    cmsg->cmsg_type != SPRAY_CMSG_COOKIE ||
+		    cmsg->cmsg_len != CMSG_LEN(sizeof(u64)))
+			return -EINVAL;
+		memcpy(cookie, CMSG_DATA(cmsg), sizeof(u64));
+	}
+	return 0;
+}
+
 static int spray_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
-	return -EOPNOTSUPP;
+	struct spray_sock *ss = spray_sk(sock->sk);
+	struct spray_net *sn = spray_net(sock_net(sock->sk));
+	struct spray_addr to, any = { .af = AF_INET };
+	u64 cookie = 0;
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	if (!msg->msg_name)
+		return -EDESTADDRREQ;
+	err = spray_addr_from_user(msg->msg_name, msg->msg_namelen, &to);
+	if (err)
+		return err;
+	if (to.af != AF_INET)
+		return -EAFNOSUPPORT;	/* IPv6 transport: not yet */
+	if (!to.port || spray_addr_is_any(&to))
+		return -EINVAL;
+	if (!len)
+		return -EINVAL;
+	if (len > READ_ONCE(sn->cfg.max_msg))
+		return -EMSGSIZE;
+	err = spray_parse_cmsgs(msg, &cookie);
+	if (err)
+		return err;
+	if (!READ_ONCE(ss->bound)) {
+		err = spray_do_bind(ss, &any);
+		if (err && err != -EINVAL)
+			return err;
+	}
+	return spray_conn_sendmsg(ss, &to, msg, len, cookie);
+}
+
+static int spray_recv_error(struct sock *sk, struct msghdr *msg, size_t len)
+{
+	struct sock_exterr_skb *serr;
+	struct spray_errinfo info;
+	struct sk_buff *skb;
+	int err;
+
+	skb = skb_dequeue(&sk->sk_error_queue);
+	if (!skb)
+		return -EAGAIN;
+	serr = SKB_EXT_ERR(skb);
+	skb_copy_bits(skb, 0, &info, sizeof(info));
+	if (msg->msg_name) {
+		memcpy(msg->msg_name, &info.addr, sizeof(info.addr));
+		msg->msg_namelen = sizeof(info.addr);
+	}
+	err = put_cmsg(msg, SOL_SPRAY, SPRAY_CMSG_ERR, sizeof(serr->ee),
+		       &serr->ee);
+	if (!err)
+		err = put_cmsg(msg, SOL_SPRAY, SPRAY_CMSG_COOKIE,
+			       sizeof(info.cookie), &info.cookie);
+	msg->msg_flags |= MSG_ERRQUEUE;
+	kfree_skb(skb);
+	return err;
+}
+
+static bool spray_rx_ready(struct spray_sock *ss)
+{
+	return !list_empty_careful(&ss->rxq);
 }
 
 static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			 int flags)
 {
-	return -EOPNOTSUPP;
+	struct spray_sock *ss = spray_sk(sock->sk);
+	struct sock *sk = sock->sk;
+	struct spray_rmsg *rm;
+	u32 copied, off, n;
+	long timeo;
+	int err;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_PEEK | MSG_ERRQUEUE |
+		      MSG_CMSG_COMPAT | MSG_WAITALL | MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
+	if (flags & MSG_ERRQUEUE)
+		return spray_recv_error(sk, msg, len);
+
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	spin_lock_bh(&ss->lock);
+	while (list_empty(&ss->rxq)) {
+		DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+		spin_unlock_bh(&ss->lock);
+		err = sock_error(sk);
+		if (err)
+			return err;
+		if (sk->sk_shutdown & RCV_SHUTDOWN)
+			return 0;
+		if (!timeo)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return sock_intr_errno(timeo);
+		add_wait_queue(sk_sleep(sk), &wait);
+		if (!spray_rx_ready(ss))
+			timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		spin_lock_bh(&ss->lock);
+	}
+	rm = list_first_entry(&ss->rxq, struct spray_rmsg, node);
+	if (!(flags & MSG_PEEK))
+		list_del_init(&rm->node);
+	spin_unlock_bh(&ss->lock);
+
+	/* Only this reader holds @rm now (or, peeking, the socket lock). */
+	copied = min_t(size_t, len, rm->len);
+	err = 0;
+	for (off = 0; off < copied; off += n) {
+		n = min_t(u32, copied - off, PAGE_SIZE - (off & ~PAGE_MASK));
+		if (copy_page_to_iter(rm->pages[off >> PAGE_SHIFT],
+				      off & ~PAGE_MASK, n,
+				      &msg->msg_iter) != n) {
+			err = -EFAULT;
+			break;
+		}
+	}
+	if (msg->msg_name) {
+		spray_addr_to_user(&rm->from, msg->msg_name);
+		msg->msg_namelen = sizeof(struct sockaddr_spray);
+	}
+	if (copied < rm->len)
+		msg->msg_flags |= MSG_TRUNC;
+	n = rm->len;
+	if (!(flags & MSG_PEEK)) {
+		INIT_LIST_HEAD(&rm->node);
+		spray_rmsg_free(ss, rm);
+		spray_sock_rmem_freed(ss);
+	}
+	if (err)
+		return err;
+	return (flags & MSG_TRUNC) ? n : copied;
+}
+
+/* SIOCOUTQ: bytes queued and not yet acknowledged; SIOCINQ: next message. */
+static int spray_ioctl(struct socket *sock, unsigned int cmd,
+		       unsigned long arg)
+{
+	struct spray_sock *ss = spray_sk(sock->sk);
+	struct spray_rmsg *rm;
+	int val;
+
+	switch (cmd) {
+	case SIOCOUTQ:
+		val = READ_ONCE(sock->sk->sk_wmem_queued);
+		break;
+	case SIOCINQ:
+		spin_lock_bh(&ss->lock);
+		rm = list_first_entry_or_null(&ss->rxq, struct spray_rmsg, node);
+		val = rm ? rm->len : 0;
+		spin_unlock_bh(&ss->lock);
+		break;
+	default:
+		return -ENOIOCTLCMD;
+	}
+	return put_user(val, (int __user *)arg);
+}
+
+static __poll_t spray_poll(struct file *file, struct socket *sock,
+			   poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (!skb_queue_empty_lockless(&sk->sk_error_queue))
+		mask |= EPOLLERR | EPOLLPRI;
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (spray_rx_ready(spray_sk(sk)))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (spray_sock_wspace(sk))
+		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+	else
+		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+	return mask;
+}
+
+static int spray_setsockopt(struct socket *sock, int level, int optname,
+			    sockptr_t optval, unsigned int optlen)
+{
+	struct spray_sock *ss = spray_sk(sock->sk);
+	int val;
+
+	if (level != SOL_SPRAY)
+		return -ENOPROTOOPT;
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	switch (optname) {
+	case SPRAY_ORDERED:
+		if (val != 0 && val != 1)
+			return -EINVAL;
+		WRITE_ONCE(ss->ordered, val);
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int spray_getsockopt(struct socket *sock, int level, int optname,
+			    char __user *optval, int __user *optlen)
+{
+	struct spray_sock *ss = spray_sk(sock->sk);
+	int len, val;
+
+	if (level != SOL_SPRAY)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < (int)sizeof(int))
+		return -EINVAL;
+	switch (optname) {
+	case SPRAY_ORDERED:
+		val = READ_ONCE(ss->ordered);
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	len = sizeof(int);
+	if (put_user(len, optlen) || copy_to_user(optval, &val, len))
+		return -EFAULT;
+	return 0;
 }
 
 static const struct proto_ops spray_dgram_ops = {
@@ -205,10 +455,12 @@ static const struct proto_ops spray_dgram_ops = {
 	.socketpair	= sock_no_socketpair,
 	.accept		= sock_no_accept,
 	.getname	= spray_getname,
-	.poll		= datagram_poll,
-	.ioctl		= sock_no_ioctl,
+	.poll		= spray_poll,
+	.ioctl		= spray_ioctl,
 	.listen		= sock_no_listen,
 	.shutdown	= sock_no_shutdown,
+	.setsockopt	= spray_setsockopt,
+	.getsockopt	= spray_getsockopt,
 	.sendmsg	= spray_sendmsg,
 	.recvmsg	= spray_recvmsg,
 	.mmap		= sock_no_mmap,
@@ -217,6 +469,7 @@ static const struct proto_ops spray_dgram_ops = {
 static int spray_create(struct net *net, struct socket *sock, int protocol,
 			int kern)
 {
+	struct spray_sock *ss;
 	struct sock *sk;
 
 	if (sock->type != SOCK_DGRAM)
@@ -233,7 +486,13 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	sock_init_data(sock, sk);
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	sk->sk_protocol = protocol;
-	INIT_HLIST_NODE(&spray_sk(sk)->bind_node);
+	/* Room for one largest message each way by default. */
+	sk->sk_sndbuf = SPRAY_DEFAULT_BUF;
+	sk->sk_rcvbuf = SPRAY_DEFAULT_BUF;
+	ss = spray_sk(sk);
+	INIT_HLIST_NODE(&ss->bind_node);
+	spin_lock_init(&ss->lock);
+	INIT_LIST_HEAD(&ss->rxq);
 	return 0;
 }
 

@@ -103,6 +103,35 @@ int spray_port_bind(struct spray_net *sn, struct spray_sock *ss,
 }
 
 /**
+ * spray_sock_lookup_rcu() - the socket a packet is for
+ * @sn: the namespace
+ * @port: destination spray port
+ * @daddr: destination address of the packet
+ *
+ * Caller holds rcu_read_lock(); the socket stays valid until it is released
+ * (SOCK_RCU_FREE) but may be closing: check &spray_sock.dead under its lock.
+ *
+ * Return: the socket bound to @port whose address covers @daddr, or NULL.
+ */
+struct spray_sock *spray_sock_lookup_rcu(struct spray_net *sn, u16 port,
+					 const struct spray_addr *daddr)
+{
+	struct spray_sock *ss;
+
+	hlist_for_each_entry_rcu(ss, spray_port_head(sn, port), bind_node) {
+		if (ss->local.port != port)
+			continue;
+		if (spray_addr_is_any(&ss->local)) {
+			if (ss->local.af == AF_INET6 || daddr->af == AF_INET)
+				return ss;
+		} else if (ipv6_addr_equal(&ss->local.v6, &daddr->v6)) {
+			return ss;
+		}
+	}
+	return NULL;
+}
+
+/**
  * spray_port_unbind() - remove a socket from the port table
  * @sn: the namespace
  * @ss: the socket; nothing happens if it is not bound
@@ -161,6 +190,8 @@ static int __net_init spray_net_init(struct net *net)
 	struct spray_net *sn = spray_net(net);
 	unsigned int i;
 
+	sn->net = net;
+	mutex_init(&sn->udp_lock);
 	spin_lock_init(&sn->port_lock);
 	for (i = 0; i < SPRAY_PORT_HASH_SIZE; i++)
 		INIT_HLIST_HEAD(&sn->ports[i]);
@@ -178,6 +209,7 @@ static void __net_exit spray_net_exit(struct net *net)
 
 	/* Sockets hold a reference on their namespace: none can be bound. */
 	WARN_ON_ONCE(sn->nr_bound);
+	spray_udp_put_all(sn);
 	free_percpu(sn->mib);
 }
 

@@ -71,6 +71,8 @@ struct spray_config {
 
 #define SPRAY_MAX_EVS		256
 #define SPRAY_MAX_MSG		(8U << 20)
+/* default SO_SNDBUF and SO_RCVBUF: two largest messages */
+#define SPRAY_DEFAULT_BUF	(2 * SPRAY_MAX_MSG)
 
 /**
  * enum spray_mib_field - per namespace counters (netlink "stats")
@@ -117,20 +119,31 @@ struct spray_mib {
 
 /**
  * struct spray_net - per network namespace state
+ * @net: the namespace itself
+ * @udp_lock: serializes creating and replacing @udp_sock
+ * @udp_sock: the UDP socket every AF_SPRAY packet of the namespace arrives
+ *	on, created with the first bound AF_SPRAY socket
+ * @udp_bound_port: the port @udp_sock is bound to
  * @port_lock: protects @ports (writers); readers use RCU
  * @ports: bound sockets hashed by spray port
  * @nr_bound: number of bound sockets, for statistics
  * @config_lock: serializes writers of @cfg
  * @cfg: settings
  * @mib: counters
+ * @next_conn_id: numbers connections for netlink dumps
  */
 struct spray_net {
+	struct net		*net;
+	struct mutex		udp_lock;
+	struct socket		*udp_sock;
+	u16			udp_bound_port;
 	spinlock_t		port_lock;
 	struct hlist_head	ports[SPRAY_PORT_HASH_SIZE];
 	unsigned int		nr_bound;
 	struct mutex		config_lock;
 	struct spray_config	cfg;
 	struct spray_mib __percpu *mib;
+	atomic_t		next_conn_id;
 };
 
 static inline void spray_mib_add(struct spray_net *sn,
@@ -153,18 +166,65 @@ static inline void spray_mib_drop(struct spray_net *sn, int reason)
 /* Sum a namespace's counters over every cpu into @out. */
 void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
 
+#define SPRAY_CONN_HASH_BITS	6
+
 /**
  * struct spray_sock - an AF_SPRAY socket
  * @sk: the generic socket, first member
  * @bind_node: link in &spray_net.ports while bound
  * @bound: @local is valid and the socket is hashed
  * @local: bound address
+ * @lock: protects everything below and the connections; taken with BH off
+ * @dead: closing: no new connections, timers stand down
+ * @conns: connections by peer address (struct spray_conn)
+ * @nconns: number of connections
+ * @rxq: complete messages waiting for recvmsg (struct spray_rmsg)
+ * @rcc: receiver credit shared by the connections sending to us
+ * @ordered: deliver each peer's messages in the order they were sent
  */
 struct spray_sock {
 	struct sock		sk;
 	struct hlist_node	bind_node;
 	bool			bound;
 	struct spray_addr	local;
+
+	spinlock_t		lock;
+	bool			dead;
+	struct hlist_head	conns[1 << SPRAY_CONN_HASH_BITS];
+	unsigned int		nconns;
+	struct list_head	rxq;
+	struct spray_rcc	rcc;
+	bool			ordered;
+};
+
+/**
+ * struct spray_rmsg - a message being received, or received
+ * @node: in &spray_conn.rmsgs while partial, &spray_sock.rxq when complete
+ * @msg_id: the sender's message number
+ * @len: message length
+ * @got: bytes received so far
+ * @from: the sender
+ * @npages: entries in @pages
+ * @pages: the data, page by page, allocated as fragments arrive
+ */
+struct spray_rmsg {
+	struct list_head	node;
+	u32			msg_id;
+	u32			len;
+	u32			got;
+	struct spray_addr	from;
+	u32			npages;
+	struct page		**pages;
+};
+
+/**
+ * struct spray_errinfo - payload of an error queue entry
+ * @addr: the destination of the failed message
+ * @cookie: its SPRAY_CMSG_COOKIE
+ */
+struct spray_errinfo {
+	struct sockaddr_spray	addr;
+	u64			cookie;
 };
 
 static inline struct spray_sock *spray_sk(const struct sock *sk)
@@ -179,6 +239,24 @@ void spray_netns_exit(void);
 int spray_port_bind(struct spray_net *sn, struct spray_sock *ss,
 		    const struct spray_addr *addr);
 void spray_port_unbind(struct spray_net *sn, struct spray_sock *ss);
+
+/* udp.c */
+int spray_udp_get(struct spray_net *sn);
+void spray_udp_put_all(struct spray_net *sn);
+int spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb);
+struct spray_sock *spray_sock_lookup_rcu(struct spray_net *sn, u16 port,
+					 const struct spray_addr *daddr);
+
+/* conn.c */
+int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
+		       struct msghdr *msg, size_t len, u64 cookie);
+void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
+		    const struct spray_addr *from,
+		    const struct spray_addr *to, bool ce);
+void spray_sock_destroy_conns(struct spray_sock *ss);
+void spray_sock_rmem_freed(struct spray_sock *ss);
+bool spray_sock_wspace(const struct sock *sk);
+void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm);
 
 /* af_spray.c */
 int spray_af_init(void);

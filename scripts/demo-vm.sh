@@ -6,6 +6,7 @@ KVER=${SPRAY_KVER:-$(uname -r)}
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 say "kernel $(uname -r): insmod build/$KVER/spray.ko"
+for dep in $(modinfo -F depends "$top/build/$KVER/spray.ko" | tr , " "); do modprobe "$dep"; done
 insmod "$top/build/$KVER/spray.ko"
 dmesg | grep -i spray | tail -n 2
 grep -E "^(protocol|SPRAY)" /proc/net/protocols | cut -c1-40

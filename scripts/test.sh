@@ -57,6 +57,7 @@ for k in "${kvers[@]}"; do
 	step "build-$k" make --no-print-directory KVER="$k" W=1 module
 done
 step build-tools make --no-print-directory tools selftests
+step netlink-generated-match-spec scripts/ynl-gen.sh --check
 if [ -d selftests/unit ]; then
 	make --no-print-directory -C selftests/unit >"$results/unit.log" 2>&1
 	rc=$?

@@ -98,6 +98,9 @@ fi
 	echo 'export SPRAY_OUT=/mnt SPRAY_IN_VM=1 TERM=dumb'
 	printf 'export SPRAY_KVER=%q\n' "$KVER"
 	echo 'ip link set lo up'
+	# A repository under a path the guest covers with tmpfs (/tmp, ...)
+	# comes in through its own share.
+	printf 'if [ ! -d %q ]; then mkdir -p %q && mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 repo %q; fi\n' "$here" "$here" "$here"
 	printf 'cd %q\n' "$here"
 	printf '%q ' "$@"; echo
 	echo 'echo $? > /mnt/rc'
@@ -113,6 +116,7 @@ timeout --foreground "$TIMEOUT" qemu-system-x86_64 \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet mitigations=off" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$OUT,mount_tag=out,security_model=none" \
+	-virtfs "local,path=$here,mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
 	-device virtio-rng-pci \
 	</dev/null 2>&1 | tee "$OUT/console.log"
 qrc=${PIPESTATUS[0]}

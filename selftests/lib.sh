@@ -78,5 +78,115 @@ hold_stop() {	# hold_stop NAME: close its stdin, wait, return its status
 	wait "$pid"
 }
 
+# load_spray KO: insmod with the modules it depends on (udp_tunnel, ...)
+# loaded first, as modprobe would.
+load_spray() {
+	local dep
+	for dep in $(modinfo -F depends "$1" | tr , ' '); do
+		modprobe "$dep" || return 1
+	done
+	insmod "$1"
+}
+
 module_refcnt() { cat /sys/module/spray/refcnt 2>/dev/null || echo gone; }
 module_loaded() { [ -d /sys/module/spray ]; }
+
+# setup_fabric NPATHS: two hosts and a switch, sprayed paths between them
+#
+#            10.0.1.0/24              p0..pN-1 (10.0.10i.0/24)
+#   h1 eth0 ------------- s0  sw  p0 ===================== q0  h2
+#   10.0.1.1            .254       p1 ===================== q1  lo 10.0.9.2
+#                                  ...                          (ECMP both ways)
+#
+# sw routes 10.0.9.2 over one ECMP route with N nexthops, h2 routes back the
+# same way; the L4 hash policy (fib_multipath_hash_policy=1) makes the UDP
+# source port pick the path. Offloads are off so that every counter counts
+# wire-size packets. Sets $h1 $sw $h2 (namespace names) and NPATHS.
+H1_ADDR=10.0.1.1
+H2_ADDR=10.0.9.2
+setup_fabric() {
+	local i nh1="" nh2=""
+	NPATHS=${1:-4}
+	setup_ns h1 sw h2 || return 1
+	ip link add eth0 netns "$h1" type veth peer name s0 netns "$sw"
+	ip -n "$h1" addr add $H1_ADDR/24 dev eth0
+	ip -n "$sw" addr add 10.0.1.254/24 dev s0
+	ip -n "$h1" link set eth0 up
+	ip -n "$sw" link set s0 up
+	ip -n "$h1" route add default via 10.0.1.254
+	ip -n "$h2" addr add $H2_ADDR/32 dev lo
+	for i in $(seq 0 $((NPATHS - 1))); do
+		ip link add p$i netns "$sw" type veth peer name q$i netns "$h2"
+		ip -n "$sw" addr add 10.0.10$i.1/24 dev p$i
+		ip -n "$h2" addr add 10.0.10$i.2/24 dev q$i
+		ip -n "$sw" link set p$i up
+		ip -n "$h2" link set q$i up
+		nh1="$nh1 nexthop via 10.0.10$i.2 dev p$i"
+		nh2="$nh2 nexthop via 10.0.10$i.1 dev q$i"
+	done
+	ip -n "$sw" route add $H2_ADDR/32 $nh1
+	ip -n "$h2" route add default $nh2
+	for n in "$h1" "$sw" "$h2"; do
+		ip netns exec "$n" sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv4.fib_multipath_hash_policy=1 \
+			net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.default.rp_filter=0
+	done
+	for i in $(seq 0 $((NPATHS - 1))); do
+		ip netns exec "$h2" sysctl -qw net.ipv4.conf.q$i.rp_filter=0
+		ip netns exec "$sw" sysctl -qw net.ipv4.conf.p$i.rp_filter=0
+		ip netns exec "$sw" ethtool -K p$i gso off tso off gro off >/dev/null 2>&1
+		# a pass-through netem: impairments are changed in place later,
+		# and its counters count what each path was given
+		ip netns exec "$sw" tc qdisc replace dev p$i root netem limit 10000
+		ip netns exec "$h2" tc qdisc replace dev q$i root netem limit 10000
+		ip netns exec "$h2" ethtool -K q$i gso off tso off gro off >/dev/null 2>&1
+	done
+	ip netns exec "$h1" ethtool -K eth0 gso off tso off gro off >/dev/null 2>&1
+	# wait until h1 reaches h2 over every path
+	busywait 10000 ip netns exec "$h1" ping -c1 -W1 $H2_ADDR >/dev/null
+}
+
+# qdisc_stats NS FIELD: "v0 v1 ..." per path p0..pN-1 of namespace NS:
+# FIELD pkt = packets given to the root qdisc (sent + dropped), bytes =
+# bytes sent. One tc call per sample: polling stays cheap under emulation.
+qdisc_stats() {
+	ip netns exec "$1" tc -s qdisc show | awk -v f="$2" -v n="$NPATHS" '
+		$1 == "qdisc" && $2 == "netem" {
+			dev = ""
+			for (i = 1; i <= NF; i++) if ($i == "dev") dev = $(i + 1)
+			sub(/^p/, "", dev); cur = dev }
+		/Sent/ && cur != "" {
+			for (i = 1; i <= NF; i++) {
+				if ($i == "pkt") p[cur] += $(i - 1)
+				if ($i == "bytes") b[cur] += $(i - 1)
+				if ($i == "(dropped") { d = $(i + 1); gsub(",", "", d); p[cur] += d }
+			}
+			cur = "" }
+		END { for (i = 0; i < n; i++) printf "%d ", (f == "bytes" ? b[i] : p[i]); print "" }'
+}
+paths_tx() { qdisc_stats "$sw" pkt; }
+paths_bytes() { qdisc_stats "$sw" bytes; }
+
+# netem_paths "ARGS": the same impairment on every path, both directions
+netem_paths() {
+	local i
+	for i in $(seq 0 $((NPATHS - 1))); do
+		ip netns exec "$sw" tc qdisc change dev p$i root netem limit 10000 $1
+		ip netns exec "$h2" tc qdisc change dev q$i root netem limit 10000 $1
+	done
+}
+
+# share_ok "BEFORE" "AFTER" LO HI: every path carried LO..HI % of the packets
+share_ok() {
+	python3 - "$1" "$2" "$3" "$4" <<'PY'
+import sys
+b = [int(x) for x in sys.argv[1].split()]
+a = [int(x) for x in sys.argv[2].split()]
+d = [y - x for x, y in zip(b, a)]
+t = sum(d) or 1
+shares = [100.0 * x / t for x in d]
+print("# per-path packets", d, "shares %", ["%.1f" % s for s in shares])
+sys.exit(0 if all(float(sys.argv[3]) <= s <= float(sys.argv[4]) for s in shares) else 1)
+PY
+}

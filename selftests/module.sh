@@ -12,7 +12,7 @@ check "socket open and bound" hold_start H "$here/spray_hold" 127.0.0.1 0
 check "socket pins the module" [ "$(module_refcnt)" -ge 1 ]
 if rmmod spray 2>/dev/null; then
 	fail "rmmod refused while a socket is open"
-	insmod "$ko"
+	load_spray "$ko"
 else
 	ok "rmmod refused while a socket is open"
 fi
@@ -24,6 +24,6 @@ check "refcount drops when the socket closes" busywait 5000 refcnt_zero
 check "rmmod after close" rmmod spray
 quiet_hold() { "$here/spray_hold" </dev/null >/dev/null 2>&1; }
 check "family gone after unload" not quiet_hold
-check "reload" insmod "$ko"
+check "reload" load_spray "$ko"
 check "family back after reload" quiet_hold
 tap_end

@@ -31,8 +31,9 @@ n=0
 rok()   { n=$((n + 1)); echo "ok $n $*" | tee -a "$rtap"; }
 rfail() { n=$((n + 1)); echo "not ok $n $*" | tee -a "$rtap"; }
 
+source "$here/lib.sh"
 dmesg -C
-if insmod "$SPRAY_KO"; then
+if load_spray "$SPRAY_KO"; then
 	rok "load $SPRAY_KO"
 else
 	rfail "load $SPRAY_KO"

@@ -66,4 +66,30 @@ struct sockaddr_spray {
 	};
 };
 
+/**
+ * DOC: socket options (level SOL_SPRAY)
+ *
+ * SPRAY_ORDERED (int, 0 or 1, default 0): deliver the messages of each
+ * peer in the order they were sent. By default each message is delivered
+ * as soon as it is complete.
+ */
+#define SPRAY_ORDERED		1
+
+/**
+ * DOC: control messages (level SOL_SPRAY)
+ *
+ * SPRAY_CMSG_COOKIE (__u64): on sendmsg(), a value of the caller's that
+ * names the message; returned with it if it cannot be delivered.
+ *
+ * SPRAY_CMSG_ERR (struct sock_extended_err): on recvmsg(MSG_ERRQUEUE), a
+ * message that will not be delivered. ee_errno is ECONNREFUSED (no socket
+ * at the destination port), ETIMEDOUT (retry limit reached: the peer or the
+ * paths to it are gone) or ECONNRESET; ee_origin is SO_EE_ORIGIN_LOCAL;
+ * ee_info is the message length. msg_name receives the destination and a
+ * SPRAY_CMSG_COOKIE cmsg the cookie (0 if none was given). poll() reports
+ * EPOLLERR while such entries wait.
+ */
+#define SPRAY_CMSG_COOKIE	1
+#define SPRAY_CMSG_ERR		2
+
 #endif /* _UAPI_LINUX_SPRAY_H */

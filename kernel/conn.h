@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AF_SPRAY connections: the state one socket keeps per peer socket.
+ */
+#ifndef _SPRAY_CONN_H
+#define _SPRAY_CONN_H
+
+#include <linux/hrtimer.h>
+#include <net/route.h>
+
+#include "spray.h"
+#include "rxwin.h"
+#include "txwin.h"
+#include "path.h"
+#include "cc.h"
+
+/* outstanding packets per connection: a power of two */
+#define SPRAY_TX_RING		2048
+/* connections one socket keeps; packets opening more are dropped */
+#define SPRAY_MAX_CONNS		4096
+/* an incarnation older than this may be replaced by any SYN */
+#define SPRAY_STALE_NS		(2ULL * NSEC_PER_SEC)
+
+/**
+ * struct spray_skb_cb - where a packet goes, in skb->cb until transmission
+ * @saddr: IPv4 source
+ * @daddr: IPv4 destination
+ * @ev: UDP source port
+ */
+struct spray_skb_cb {
+	__be32	saddr;
+	__be32	daddr;
+	u16	ev;
+};
+
+#define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
+
+/**
+ * struct spray_tmsg - a message being sent
+ * @node: in &spray_conn.tmsgs, in sending order
+ * @msg_id: its number in the current incarnation
+ * @len: bytes
+ * @next_off: first byte not yet sent once
+ * @acked: bytes acknowledged
+ * @cookie: the user's SPRAY_CMSG_COOKIE, reported if the message fails
+ * @buf: the data
+ */
+struct spray_tmsg {
+	struct list_head	node;
+	u32			msg_id;
+	u32			len;
+	u32			next_off;
+	u32			acked;
+	u64			cookie;
+	u8			*buf;
+};
+
+/**
+ * struct spray_conn - one socket's state for one peer socket
+ * @node: in &spray_sock.conns
+ * @ss: the owning socket (connections never outlive it)
+ * @remote: the peer: address and spray port
+ * @saddr: our IPv4 source address towards the peer
+ * @daddr: the peer's IPv4 address
+ * @timer: ACK delay, NACK, loss detection and RTO
+ * @tx_ready: the sending half below is allocated
+ * @local_cid: our sending incarnation (src_cid of our DATA, first psn)
+ * @synced: the peer acknowledged this incarnation (no more SYN)
+ * @next_msg_id: number of the next message queued
+ * @tmsgs: messages queued or in flight
+ * @frag_size: payload bytes per packet
+ * @tw: the send window
+ * @ring: its records
+ * @path: entropy value choice
+ * @evs: its entropy values
+ * @nscc: sender congestion window
+ * @cc: congestion control settings, from the namespace at creation
+ * @peer_cid: the peer's sending incarnation we receive, 0 if none
+ * @peer_last_ts: newest sender timestamp seen in it
+ * @rx_last_ns: when we last accepted a DATA packet
+ * @rx: the receive window
+ * @rcc: receiver credit state
+ * @rx_next_id: next message to deliver when the socket is ordered
+ * @rmsgs: messages being reassembled
+ * @rdone: complete messages held back for ordered delivery
+ * @id: number of the connection in its namespace, for netlink
+ * @stat_tx: DATA packets sent
+ * @stat_retx: of those, retransmissions
+ * @stat_rx: DATA packets accepted
+ * @stat_ecn: acknowledged packets echoed CE-marked
+ */
+struct spray_conn {
+	struct hlist_node	node;
+	struct spray_sock	*ss;
+	struct spray_addr	remote;
+	__be32			saddr;
+	__be32			daddr;
+	struct hrtimer		timer;
+
+	bool			tx_ready;
+	u32			local_cid;
+	bool			synced;
+	u32			next_msg_id;
+	struct list_head	tmsgs;
+	u32			frag_size;
+	struct spray_txwin	tw;
+	struct spray_txrec	*ring;
+	struct spray_path	path;
+	struct spray_ev		*evs;
+	struct spray_nscc	nscc;
+	struct spray_cc_cfg	cc;
+
+	u32			peer_cid;
+	u64			peer_last_ts;
+	u64			rx_last_ns;
+	struct spray_rxwin	rx;
+	struct spray_rcc_conn	rcc;
+	u32			rx_next_id;
+	struct list_head	rmsgs;
+	struct list_head	rdone;
+
+	u32			id;
+	u64			stat_tx;
+	u64			stat_retx;
+	u64			stat_rx;
+	u64			stat_ecn;
+};
+
+static inline void spray_conn_local_addr(const struct spray_conn *c,
+					 struct spray_addr *a)
+{
+	*a = c->ss->local;
+	if (c->saddr)
+		ipv6_addr_set_v4mapped(c->saddr, &a->v6);
+}
+
+struct rtable *spray_udp_route(struct spray_net *sn, __be32 saddr,
+			       __be32 daddr, u16 ev, struct flowi4 *fl4);
+
+#endif /* _SPRAY_CONN_H */

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Hostile packets at a live AF_SPRAY receiver: truncated, unknown version,
+# unknown type, absurd lengths, forged connection ids, sequence numbers far
+# outside the window. Each is dropped and counted under its reason, no
+# connection state appears for them, and nothing reaches the socket.
+#
+#   h1 (10.0.1.1) ---veth--- h2 (10.0.1.2, receiver bound to spray port 7000)
+source "$(dirname "$0")/lib.sh"
+top=$(dirname "$here")
+SC=$top/userspace/sprayctl/sprayctl
+trap cleanup_ns EXIT
+
+setup_ns h1 h2 || { fail "setup namespaces"; tap_end; }
+ip link add eth0 netns "$h1" type veth peer name eth0 netns "$h2"
+ip -n "$h1" addr add 10.0.1.1/24 dev eth0
+ip -n "$h2" addr add 10.0.1.2/24 dev eth0
+ip -n "$h1" link set eth0 up
+ip -n "$h2" link set eth0 up
+busywait 5000 ip netns exec "$h1" ping -c1 -W1 10.0.1.2 >/dev/null
+
+stat2() { ip netns exec "$h2" "$SC" -t stats | awk -F'\t' -v k="$1" '$1 == k { print $2 }'; }
+peers2() { ip netns exec "$h2" "$SC" -t peers | grep -c . ; }
+
+hold_start R ip netns exec "$h2" "$here/spray_hold" 10.0.1.2 7000
+check "receiver bound on h2" [ -n "$R_PORT" ]
+
+# forge KIND...: send crafted UDP datagrams from h1 to h2's AF_SPRAY port
+forge() {
+	ip netns exec "$h1" python3 - "$@" <<'PY'
+import os, socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+dst = ("10.0.1.2", 4797)
+def hdr(ver=1, typ=1, flags=1, sport=5000, dport=7000, scid=0x1234, dcid=0, psn=0x1234, ev=50000):
+    return struct.pack(">BBHHHIIIHH", ver, typ, flags, sport, dport, scid, dcid, psn, ev, 0)
+def data(msg_len=100, off=0, flen=100, msg_id=0):
+    return struct.pack(">IIIHHQ", msg_id, msg_len, off, flen, 0, 1)
+kind, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    if kind == "short":
+        p = os.urandom(i % 24)
+    elif kind == "version":
+        p = hdr(ver=2 + i % 200) + data()
+    elif kind == "type":
+        p = hdr(typ=6 + i % 200) + data()
+    elif kind == "flags":
+        p = hdr(flags=0x80) + data() + bytes(100)
+    elif kind == "len":      # frag beyond msg_len, msg_len over 8 MiB, zero
+        p = [hdr() + data(msg_len=10, off=50) + bytes(100),
+             hdr() + data(msg_len=(8 << 20) + 1) + bytes(100),
+             hdr() + data(msg_len=0, flen=0)][i % 3]
+    elif kind == "nosyn":    # a connection id nobody opened, without SYN
+        p = hdr(flags=0, scid=0x5000 + i, psn=0x5000 + i) + data() + bytes(100)
+    elif kind == "random":
+        p = os.urandom(24 + i % 200)
+    elif kind == "open":     # a real SYN that opens connection 0x9000
+        p = hdr(scid=0x9000, psn=0x9000) + data(msg_len=200, flen=100) + bytes(100)
+    elif kind == "far":      # that connection, psn far beyond the window
+        p = hdr(flags=0, scid=0x9000, psn=0x9000 + (1 << 25) + i) + data(msg_len=200, flen=100) + bytes(100)
+    elif kind == "beyond":   # that connection, psn just beyond the window
+        p = hdr(flags=0, scid=0x9000, psn=0x9000 + 5000 + i) + data(msg_len=200, flen=100) + bytes(100)
+    s.sendto(p, dst)
+PY
+}
+# expect_drop REASON KIND N: forging N packets raises drop-REASON by N
+expect_drop() {
+	local before after want=$3
+	before=$(stat2 "drop-$1")
+	forge "$2" "$3"
+	busywait 5000 eval '[ $(( $(stat2 drop-'"$1"') - before )) -ge '"$want"' ]'
+	after=$(stat2 "drop-$1")
+	check "$2 x$3: counted as drop-$1 ($((after - before)))" [ $((after - before)) -ge "$want" ]
+}
+
+peers_before=$(peers2)
+expect_drop short short 20
+expect_drop version version 20
+expect_drop type type 20
+expect_drop flags flags 10
+expect_drop len len 9
+expect_drop stale nosyn 50
+before=$(( $(stat2 drop-short) + $(stat2 drop-version) + $(stat2 drop-type) + $(stat2 drop-flags) + $(stat2 drop-len) + $(stat2 drop-port) + $(stat2 drop-cid) ))
+forge random 200
+busywait 5000 eval '[ $(( $(stat2 drop-short) + $(stat2 drop-version) + $(stat2 drop-type) + $(stat2 drop-flags) + $(stat2 drop-len) + $(stat2 drop-port) + $(stat2 drop-cid) - before )) -ge 200 ]'
+check "200 random datagrams all dropped and counted" [ $? -eq 0 ]
+check "no connection state for any of them" [ "$(peers2)" = "$peers_before" ]
+
+forge open 1
+busywait 5000 eval '[ "$(stat2 rx-pkts)" -ge 1 ]'
+check "a well-formed SYN opens a connection" [ "$(stat2 rx-pkts)" -ge 1 ]
+expect_drop stale far 20
+expect_drop window beyond 20
+check "nothing was delivered to the socket" [ "$(stat2 rx-msgs)" = 0 ]
+hold_stop R
+tap_end

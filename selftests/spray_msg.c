@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spray_msg: send or receive numbered, verifiable AF_SPRAY messages. The
+ * correctness oracle of the shell selftests: every message's content is a
+ * function of (seed, number, length), so the receiver checks each byte,
+ * and counts duplicates and missing messages.
+ *
+ *   spray_msg recv ADDR PORT COUNT DIST [SEED [TIMEOUT_S]]
+ *       bind, receive until the COUNT messages the sender with the same
+ *       DIST and SEED sends arrived intact; print "received N bytes B dup D
+ *       bad X"; exit 0 only if all of them arrived exactly once and intact.
+ *       Messages of 16 bytes and more carry their number; shorter ones are
+ *       checked against the expected content and counted per length.
+ *   spray_msg send ADDR PORT DADDR DPORT COUNT DIST [SEED [RATE]]
+ *       DIST: fixed:N, or mix (99% log-uniform 1 B..64 KiB, 1% uniform
+ *       1 B..1 MiB: about 11 KiB a message on average); RATE paces the
+ *       sending at that many messages a second; waits until every
+ *       message is acknowledged (SIOCOUTQ == 0); prints "sent N bytes B".
+ *   spray_msg fail ADDR PORT DADDR DPORT TIMEOUT_S
+ *       send one message and wait for its failure on the error queue;
+ *       prints "error ERRNO_NAME after S seconds"; exit 0 if it came.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+#include <linux/errqueue.h>
+
+#include "spray_test.h"
+
+#define MAGIC	0x53505259u
+#define MAXLEN	(1u << 20)
+
+struct hdr {
+	uint32_t magic, seq, len, seed;
+};
+
+static uint64_t rng_state;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 11);
+}
+
+static void content(unsigned char *buf, uint32_t len, uint32_t seq,
+		    uint32_t seed)
+{
+	uint64_t x = ((uint64_t)seed << 32 | seq) * 0x9e3779b97f4a7c15ULL + len;
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		if (!(i & 7)) {
+			x ^= x >> 31;
+			x *= 0xbf58476d1ce4e5b9ULL;
+			x ^= x >> 27;
+		}
+		buf[i] = (unsigned char)(x >> ((i & 7) * 8));
+	}
+	if (len >= sizeof(struct hdr)) {
+		struct hdr h = { MAGIC, seq, len, seed };
+
+		memcpy(buf, &h, sizeof(h));
+	}
+}
+
+static uint32_t pick_len(const char *dist)
+{
+	double u;
+
+	if (!strncmp(dist, "fixed:", 6))
+		return (uint32_t)atoi(dist + 6);
+	if (rnd() % 100 == 0)
+		return 1 + rnd() % MAXLEN;
+	u = (rnd() & 0xffffff) / (double)0x1000000;
+	return (uint32_t)(1 << (int)(u * 16)) + rnd() % (1u << (int)(u * 16));
+}
+
+static struct sockaddr_spray addr(const char *ip, const char *port)
+{
+	return strchr(ip, ':') ? spray_sa6(ip, atoi(port)) :
+				 spray_sa4(ip, atoi(port));
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int do_send(int fd, char **argv)
+{
+	struct sockaddr_spray to = addr(argv[0], argv[1]);
+	uint32_t count = atoi(argv[2]), seed = argv[4] ? atoi(argv[4]) : 1;
+	double rate = argv[4] && argv[5] ? atof(argv[5]) : 0, start = now_s();
+	const char *dist = argv[3];
+	unsigned char *buf = malloc(MAXLEN);
+	unsigned long long bytes = 0;
+	uint32_t seq, len, failed = 0;
+	double t0;
+	int q;
+
+	rng_state = 0x12345678ULL * seed + 1;
+	for (seq = 0; seq < count; seq++) {
+		while (rate > 0 && now_s() - start < seq / rate)
+			usleep(1000);
+		len = pick_len(dist);
+		content(buf, len, seq, seed);
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to,
+			   sizeof(to)) != (ssize_t)len) {
+			fprintf(stderr, "send %u (%u bytes): %s\n", seq, len,
+				strerror(errno));
+			return 1;
+		}
+		bytes += len;
+	}
+	/* Reliable means acknowledged: wait for the queue to drain. */
+	t0 = now_s();
+	while (!ioctl(fd, SIOCOUTQ, &q) && q > 0 && now_s() - t0 < 600)
+		usleep(10000);
+	/* Messages that failed left the queue too: count them. */
+	while (recv(fd, buf, 1, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0)
+		failed++;
+	printf("sent %u bytes %llu unacked %d failed %u\n", count, bytes, q,
+	       failed);
+	return q || failed ? 1 : 0;
+}
+
+static int do_recv(int fd, char **argv)
+{
+	uint32_t count = atoi(argv[0]), got = 0, dup = 0, bad = 0, seq, len;
+	uint32_t seed = argv[2] ? atoi(argv[2]) : 1;
+	double timeout = argv[2] && argv[3] ? atof(argv[3]) : 300;
+	unsigned char *buf = malloc(MAXLEN + 1), *want = malloc(MAXLEN);
+	unsigned char *seen = calloc(count, 1);
+	uint32_t short_left[sizeof(struct hdr)] = {};
+	unsigned long long bytes = 0;
+	const char *dist = argv[1];
+	double t0 = now_s();
+	struct hdr h;
+	ssize_t n;
+
+	/* The same lengths as the sender: short messages are expected. */
+	rng_state = 0x12345678ULL * seed + 1;
+	for (seq = 0; seq < count; seq++) {
+		len = pick_len(dist);
+		if (len < sizeof(h))
+			short_left[len]++;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	while (got < count && now_s() - t0 < timeout) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		n = recv(fd, buf, MAXLEN + 1, MSG_DONTWAIT);
+		if (n <= 0)
+			continue;
+		if (n < (ssize_t)sizeof(h)) {
+			if (!short_left[n]) {
+				dup++;
+				continue;
+			}
+			short_left[n]--;
+			got++;
+			bytes += n;
+			continue;
+		}
+		memcpy(&h, buf, sizeof(h));
+		if (h.magic != MAGIC || h.len != n || h.seq >= count ||
+		    h.seed != seed) {
+			bad++;
+			continue;
+		}
+		content(want, h.len, h.seq, h.seed);
+		if (memcmp(buf, want, n)) {
+			bad++;
+			continue;
+		}
+		if (seen[h.seq]++) {
+			dup++;
+			continue;
+		}
+		got++;
+		bytes += n;
+	}
+	printf("received %u bytes %llu dup %u bad %u seconds %.1f\n", got,
+	       bytes, dup, bad, now_s() - t0);
+	return got == count && !dup && !bad ? 0 : 1;
+}
+
+static int do_fail(int fd, char **argv)
+{
+	struct sockaddr_spray to = addr(argv[0], argv[1]);
+	double timeout = atof(argv[2]), t0 = now_s();
+	struct pollfd p = { .fd = fd, .events = 0 };
+	struct sock_extended_err ee = {};
+	char buf[1000] = "gone?", cbuf[256];
+	struct msghdr m = {};
+	struct cmsghdr *cm;
+
+	if (sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&to,
+		   sizeof(to)) < 0) {
+		perror("sendto");
+		return 1;
+	}
+	if (poll(&p, 1, (int)(timeout * 1000)) != 1 || !(p.revents & POLLERR)) {
+		printf("no error after %.1f seconds\n", now_s() - t0);
+		return 1;
+	}
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	if (recvmsg(fd, &m, MSG_ERRQUEUE) < 0) {
+		perror("recvmsg(MSG_ERRQUEUE)");
+		return 1;
+	}
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
+		if (cm->cmsg_level == SOL_SPRAY && cm->cmsg_type == SPRAY_CMSG_ERR)
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+	printf("error %s after %.2f seconds\n",
+	       ee.ee_errno == ETIMEDOUT ? "ETIMEDOUT" :
+	       ee.ee_errno == ECONNREFUSED ? "ECONNREFUSED" : strerror(ee.ee_errno),
+	       now_s() - t0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_spray me;
+	int fd, size = 64 << 20;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: see the top of spray_msg.c\n");
+		return 2;
+	}
+	fd = socket(AF_SPRAY, SOCK_DGRAM, 0);
+	if (fd < 0) {
+		perror("socket(AF_SPRAY)");
+		return 1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size));
+	me = addr(argv[2], argv[3]);
+	if (spray_bind(fd, &me)) {
+		perror("bind");
+		return 1;
+	}
+	if (!strcmp(argv[1], "send") && argc >= 8)
+		return do_send(fd, argv + 4);
+	if (!strcmp(argv[1], "fail") && argc >= 7)
+		return do_fail(fd, argv + 4);
+	if (!strcmp(argv[1], "recv") && argc >= 6)
+		return do_recv(fd, argv + 4);
+	fprintf(stderr, "usage: see the top of spray_msg.c\n");
+	return 2;
+}

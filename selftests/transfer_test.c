@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY messages over loopback: sizes from 1 byte to the maximum,
+ * recvmsg semantics (whole messages, sender address, MSG_TRUNC, MSG_PEEK),
+ * poll, non-blocking calls, the error queue, and bad sendmsg input.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <linux/errqueue.h>
+
+#include "kselftest_harness.h"
+#include "spray_test.h"
+
+#define MAX_MSG		(8 << 20)
+#define TIMEOUT_MS	20000
+
+static void fill(unsigned char *buf, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static int wait_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+FIXTURE(pair) {
+	int a, b;
+	struct sockaddr_spray sa, sb;
+};
+
+FIXTURE_SETUP(pair)
+{
+	socklen_t len = sizeof(self->sa);
+
+	self->a = socket(AF_SPRAY, SOCK_DGRAM, 0);
+	self->b = socket(AF_SPRAY, SOCK_DGRAM, 0);
+	ASSERT_LE(0, self->a);
+	ASSERT_LE(0, self->b);
+	self->sa = spray_sa4("127.0.0.1", 0);
+	self->sb = spray_sa4("127.0.0.1", 0);
+	ASSERT_EQ(0, spray_bind(self->a, &self->sa)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, spray_bind(self->b, &self->sb));
+	ASSERT_EQ(0, getsockname(self->a, (struct sockaddr *)&self->sa, &len));
+	ASSERT_EQ(0, getsockname(self->b, (struct sockaddr *)&self->sb, &len));
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	close(self->a);
+	close(self->b);
+}
+
+static ssize_t send_to(int fd, const void *buf, size_t len,
+		       const struct sockaddr_spray *to)
+{
+	return sendto(fd, buf, len, 0, (const struct sockaddr *)to, sizeof(*to));
+}
+
+TEST_F_TIMEOUT(pair, sizes_round_trip, 120)
+{
+	size_t sizes[] = { 1, 2, 100, 1423, 1424, 1425, 4096, 65536, 100001,
+			   1 << 20, MAX_MSG };
+	unsigned char *tx = malloc(MAX_MSG), *rx = malloc(MAX_MSG + 1);
+	struct sockaddr_spray from;
+	socklen_t flen;
+	unsigned int i;
+	ssize_t n;
+
+	ASSERT_NE(NULL, tx);
+	ASSERT_NE(NULL, rx);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		fill(tx, sizes[i], i);
+		n = send_to(self->a, tx, sizes[i], &self->sb);
+		ASSERT_EQ((ssize_t)sizes[i], n) TH_LOG("send %zu: %s", sizes[i],
+							strerror(errno));
+		ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS))
+			TH_LOG("message of %zu bytes never arrived", sizes[i]);
+		flen = sizeof(from);
+		n = recvfrom(self->b, rx, MAX_MSG + 1, 0,
+			     (struct sockaddr *)&from, &flen);
+		ASSERT_EQ((ssize_t)sizes[i], n);
+		EXPECT_EQ(0, memcmp(tx, rx, sizes[i])) TH_LOG("size %zu", sizes[i]);
+		EXPECT_EQ(sizeof(from), flen);
+		EXPECT_EQ(0, memcmp(&from, &self->sa, sizeof(from)));
+	}
+	free(tx);
+	free(rx);
+}
+
+TEST_F(pair, both_directions_many)
+{
+	unsigned char buf[3000], got[3000];
+	int i, n;
+
+	for (i = 0; i < 200; i++) {
+		fill(buf, sizeof(buf), i);
+		ASSERT_EQ(1000 + i * 10, send_to(self->a, buf, 1000 + i * 10, &self->sb));
+		ASSERT_EQ(1000 + i * 10, send_to(self->b, buf, 1000 + i * 10, &self->sa));
+	}
+	for (i = 0; i < 200; i++) {
+		ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+		n = recv(self->b, got, sizeof(got), 0);
+		EXPECT_LE(1000, n);
+		ASSERT_TRUE(wait_readable(self->a, TIMEOUT_MS));
+		n = recv(self->a, got, sizeof(got), 0);
+		EXPECT_LE(1000, n);
+	}
+}
+
+TEST_F(pair, truncation_like_udp)
+{
+	unsigned char buf[5000], got[100];
+	int n;
+
+	fill(buf, sizeof(buf), 7);
+	ASSERT_EQ(5000, send_to(self->a, buf, 5000, &self->sb));
+	ASSERT_EQ(5000, send_to(self->a, buf, 5000, &self->sb));
+	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+	/* MSG_PEEK leaves it queued; MSG_TRUNC returns the real length. */
+	n = recv(self->b, got, sizeof(got), MSG_PEEK | MSG_TRUNC);
+	EXPECT_EQ(5000, n);
+	n = recv(self->b, got, sizeof(got), 0);
+	EXPECT_EQ(100, n);
+	EXPECT_EQ(0, memcmp(buf, got, 100));
+	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+	n = recv(self->b, got, sizeof(got), MSG_TRUNC);
+	EXPECT_EQ(5000, n);
+	/* The rest of a truncated message is gone. */
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->b, got, sizeof(got), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(pair, recvmsg_flags_truncated)
+{
+	char buf[64] = "hello", got[2];
+	struct iovec iov = { .iov_base = got, .iov_len = sizeof(got) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	ASSERT_EQ(5, send_to(self->a, buf, 5, &self->sb));
+	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+	EXPECT_EQ(2, recvmsg(self->b, &m, 0));
+	EXPECT_TRUE(m.msg_flags & MSG_TRUNC);
+}
+
+TEST_F(pair, nonblocking_empty)
+{
+	char c;
+	struct pollfd p = { .fd = self->b, .events = POLLIN | POLLOUT };
+
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->b, &c, 1, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_EQ(POLLOUT, p.revents);
+}
+
+TEST_F(pair, sndbuf_bounds_queue)
+{
+	int sndbuf = 65536, n, sent = 0, i;
+	static unsigned char buf[60000];
+
+	/* Nobody reads b: the sender's queue fills up to SO_SNDBUF. */
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &sndbuf, sizeof(sndbuf)));
+	ASSERT_EQ(0, setsockopt(self->a, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)));
+	for (i = 0; i < 1000; i++) {
+		n = sendto(self->a, buf, sizeof(buf), MSG_DONTWAIT,
+			   (struct sockaddr *)&self->sb, sizeof(self->sb));
+		if (n < 0)
+			break;
+		sent++;
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_GT(100, sent) TH_LOG("sent %d messages without blocking", sent);
+	/* Reading everything lets every queued message through. */
+	for (i = 0; i < sent; i++) {
+		ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS)) TH_LOG("msg %d of %d", i, sent);
+		EXPECT_EQ((ssize_t)sizeof(buf), recv(self->b, buf, sizeof(buf), 0));
+	}
+}
+
+TEST_F(pair, ordered_option)
+{
+	int one = 1, v = 0;
+	socklen_t len = sizeof(v);
+
+	EXPECT_EQ(0, setsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &one, sizeof(one)));
+	EXPECT_EQ(0, getsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &v, &len));
+	EXPECT_EQ(1, v);
+	v = 2;
+	errno = 0;
+	EXPECT_EQ(-1, setsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &v, sizeof(v)));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, setsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &v, 2));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, setsockopt(self->b, SOL_SPRAY, 999, &v, sizeof(v)));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+}
+
+TEST_F(pair, send_to_closed_port_reports_error)
+{
+	struct sockaddr_spray nobody = spray_sa4("127.0.0.1", 9);
+	char buf[100] = "x", cbuf[256];
+	struct sockaddr_spray from;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	uint64_t cookie = 0x1122334455667788ULL, got_cookie = 0;
+	struct sock_extended_err ee = {};
+	struct pollfd p = { .fd = self->a, .events = POLLIN };
+	struct cmsghdr *cm;
+	union { char b[CMSG_SPACE(8)]; struct cmsghdr h; } c;
+
+	memset(&c, 0, sizeof(c));
+	m.msg_name = &nobody;
+	m.msg_namelen = sizeof(nobody);
+	m.msg_control = c.b;
+	m.msg_controllen = sizeof(c.b);
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SPRAY;
+	cm->cmsg_type = SPRAY_CMSG_COOKIE;
+	cm->cmsg_len = CMSG_LEN(8);
+	memcpy(CMSG_DATA(cm), &cookie, 8);
+	ASSERT_EQ(100, sendmsg(self->a, &m, 0)) TH_LOG("%s", strerror(errno));
+
+	/* The failure shows up as POLLERR, then on the error queue. */
+	ASSERT_EQ(1, poll(&p, 1, TIMEOUT_MS));
+	ASSERT_TRUE(p.revents & POLLERR);
+	memset(&m, 0, sizeof(m));
+	m.msg_name = &from;
+	m.msg_namelen = sizeof(from);
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	ASSERT_EQ(0, recvmsg(self->a, &m, MSG_ERRQUEUE)) TH_LOG("%s", strerror(errno));
+	EXPECT_TRUE(m.msg_flags & MSG_ERRQUEUE);
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level == SOL_SPRAY && cm->cmsg_type == SPRAY_CMSG_ERR)
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+		if (cm->cmsg_level == SOL_SPRAY && cm->cmsg_type == SPRAY_CMSG_COOKIE)
+			memcpy(&got_cookie, CMSG_DATA(cm), 8);
+	}
+	EXPECT_EQ(ECONNREFUSED, (int)ee.ee_errno);
+	EXPECT_EQ(SO_EE_ORIGIN_LOCAL, (int)ee.ee_origin);
+	EXPECT_EQ(100, (int)ee.ee_info);
+	EXPECT_EQ(cookie, got_cookie);
+	EXPECT_EQ(0, memcmp(&from, &nobody, sizeof(from)));
+	errno = 0;
+	EXPECT_EQ(-1, recvmsg(self->a, &m, MSG_ERRQUEUE));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(pair, sendmsg_bad_input)
+{
+	struct sockaddr_spray to = self->sb;
+	static char big[MAX_MSG + 1];
+	char buf[16] = "x";
+	struct iovec iov = { .iov_base = buf, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_name = &to, .msg_namelen = sizeof(to) };
+	union { char b[CMSG_SPACE(4)]; struct cmsghdr h; } c;
+
+	errno = 0;
+	EXPECT_EQ(-1, send(self->a, buf, 1, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	errno = 0;
+	EXPECT_EQ(-1, send_to(self->a, buf, 0, &to));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("empty message");
+	errno = 0;
+	EXPECT_EQ(-1, send_to(self->a, big, sizeof(big), &to));
+	EXPECT_EQ(EMSGSIZE, errno);
+	errno = 0;
+	EXPECT_EQ(-1, sendto(self->a, buf, 1, 0, (struct sockaddr *)&to, 8));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("short address");
+	to.sspray_family = AF_INET;
+	errno = 0;
+	EXPECT_EQ(-1, send_to(self->a, buf, 1, &to));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+	to = self->sb;
+	to.sspray_port = 0;
+	errno = 0;
+	EXPECT_EQ(-1, send_to(self->a, buf, 1, &to));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("port 0");
+	to = spray_sa4("0.0.0.0", 5);
+	errno = 0;
+	EXPECT_EQ(-1, send_to(self->a, buf, 1, &to));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("wildcard destination");
+	to = self->sb;
+	errno = 0;
+	EXPECT_EQ(-1, sendto(self->a, buf, 1, MSG_OOB, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	errno = 0;
+	EXPECT_EQ(-1, sendto(self->a, (void *)8, 100, 0, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EFAULT, errno);
+	/* A cmsg that is not ours, or of the wrong size. */
+	memset(&c, 0, sizeof(c));
+	m.msg_control = c.b;
+	m.msg_controllen = sizeof(c.b);
+	CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SPRAY;
+	CMSG_FIRSTHDR(&m)->cmsg_type = SPRAY_CMSG_COOKIE;
+	CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(4);
+	errno = 0;
+	EXPECT_EQ(-1, sendmsg(self->a, &m, 0));
+	EXPECT_EQ(EINVAL, errno);
+	CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
+	CMSG_FIRSTHDR(&m)->cmsg_type = 12345;
+	errno = 0;
+	EXPECT_EQ(-1, sendmsg(self->a, &m, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* Nothing of all that was delivered. */
+	EXPECT_FALSE(wait_readable(self->b, 200));
+}
+
+TEST(unbound_sender_autobinds)
+{
+	int a = socket(AF_SPRAY, SOCK_DGRAM, 0), b = socket(AF_SPRAY, SOCK_DGRAM, 0);
+	struct sockaddr_spray sb = spray_sa4("127.0.0.1", 0), from, name;
+	socklen_t len = sizeof(sb);
+	char buf[10];
+
+	ASSERT_EQ(0, spray_bind(b, &sb));
+	ASSERT_EQ(0, getsockname(b, (struct sockaddr *)&sb, &len));
+	ASSERT_EQ(3, send_to(a, "abc", 3, &sb));
+	len = sizeof(name);
+	ASSERT_EQ(0, getsockname(a, (struct sockaddr *)&name, &len));
+	EXPECT_NE(0, name.sspray_port);
+	ASSERT_TRUE(wait_readable(b, TIMEOUT_MS));
+	len = sizeof(from);
+	EXPECT_EQ(3, recvfrom(b, buf, sizeof(buf), 0, (struct sockaddr *)&from, &len));
+	EXPECT_EQ(name.sspray_port, from.sspray_port);
+	close(a);
+	close(b);
+}
+
+TEST_HARNESS_MAIN
