@@ -222,7 +222,7 @@ static int spray_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct spray_sock *ss = spray_sk(sock->sk);
 	struct spray_net *sn = spray_net(sock_net(sock->sk));
-	struct spray_addr to, any = { .af = AF_INET };
+	struct spray_addr to, any = {};
 	u64 cookie = 0;
 	int err;
 
@@ -233,8 +233,6 @@ static int spray_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	err = spray_addr_from_user(msg->msg_name, msg->msg_namelen, &to);
 	if (err)
 		return err;
-	if (to.af != AF_INET)
-		return -EAFNOSUPPORT;	/* IPv6 transport: not yet */
 	if (!to.port || spray_addr_is_any(&to))
 		return -EINVAL;
 	if (!len)
@@ -245,10 +243,20 @@ static int spray_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		return err;
 	if (!READ_ONCE(ss->bound)) {
+		/* the wildcard of the destination's family; :: covers both */
+		any.af = to.af;
 		err = spray_do_bind(ss, &any);
 		if (err && err != -EINVAL)
 			return err;
 	}
+	/*
+	 * Replies must reach this socket: an IPv4 address (or the IPv4
+	 * wildcard) cannot talk to an IPv6 peer, nor a specific IPv6
+	 * address to an IPv4 one.
+	 */
+	if (ss->local.af != to.af &&
+	    (ss->local.af == AF_INET || !spray_addr_is_any(&ss->local)))
+		return -EAFNOSUPPORT;
 	return spray_conn_sendmsg(ss, &to, msg, len, cookie);
 }
 

@@ -27,7 +27,7 @@
 #include "netlink.h"
 
 /* room in front of our header for UDP, IP and the link layer */
-#define SPRAY_HEADROOM	(LL_MAX_HEADER + sizeof(struct iphdr) + \
+#define SPRAY_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 			 sizeof(struct udphdr))
 /* errors queued for MSG_ERRQUEUE before new ones are dropped */
 #define SPRAY_MAX_ERRQ	1024
@@ -85,7 +85,6 @@ static struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 		return NULL;
 	c->ss = ss;
 	c->remote = *remote;
-	c->daddr = remote->v6.s6_addr32[3];
 	INIT_LIST_HEAD(&c->tmsgs);
 	INIT_LIST_HEAD(&c->rmsgs);
 	INIT_LIST_HEAD(&c->rdone);
@@ -184,7 +183,8 @@ out:
 /* ---- packets ---- */
 
 static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
-				       __be32 saddr, __be32 daddr, u16 sport,
+				       const struct in6_addr *saddr,
+				       const struct spray_addr *to, u16 sport,
 				       u16 dport, u16 ev)
 {
 	struct sk_buff *skb;
@@ -204,8 +204,9 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 		kfree_skb(skb);
 		return NULL;
 	}
-	SPRAY_SKB_CB(skb)->saddr = saddr;
-	SPRAY_SKB_CB(skb)->daddr = daddr;
+	SPRAY_SKB_CB(skb)->saddr = *saddr;
+	SPRAY_SKB_CB(skb)->daddr = to->v6;
+	SPRAY_SKB_CB(skb)->oif = to->scope_id;
 	SPRAY_SKB_CB(skb)->ev = ev;
 	return skb;
 }
@@ -213,7 +214,7 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 static struct sk_buff *spray_pkt_skb(struct spray_conn *c,
 				     struct spray_pkt *p, u32 payload, u16 ev)
 {
-	return spray_build_skb(p, payload, c->saddr, c->daddr,
+	return spray_build_skb(p, payload, &c->saddr, &c->remote,
 			       c->ss->local.port, c->remote.port, ev);
 }
 
@@ -390,8 +391,8 @@ static void spray_queue_ack(struct spray_conn *c, u64 now,
 
 /* A NACK answering a packet, when there may be no connection at all. */
 static struct sk_buff *spray_nack_skb(const struct spray_addr *to,
-				      __be32 saddr, const struct spray_pkt *in,
-				      u8 reason)
+				      const struct in6_addr *saddr,
+				      const struct spray_pkt *in, u8 reason)
 {
 	struct spray_pkt p = {};
 
@@ -403,8 +404,8 @@ static struct sk_buff *spray_nack_skb(const struct spray_addr *to,
 	p.nack.reason = reason;
 	p.nack.cum_psn = in->psn;
 	p.nack.grant_psn = in->psn;
-	return spray_build_skb(&p, 0, saddr, to->v6.s6_addr32[3], in->dport,
-			       in->sport, 49152 + get_random_u32_below(16384));
+	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
+			       49152 + get_random_u32_below(16384));
 }
 
 static void spray_queue_nacks(struct spray_conn *c, u64 now,
@@ -554,22 +555,17 @@ static void spray_tx_fail_all(struct spray_conn *c, int err)
 /* The sending half, allocated on the first message to the peer. */
 static int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn)
 {
+	BUILD_BUG_ON(sizeof(struct spray_skb_cb) > sizeof_field(struct sk_buff, cb));
 	struct spray_path_cfg pcfg;
-	struct flowi4 fl4;
-	struct rtable *rt;
-	u32 mtu;
+	u32 payload;
+	int err;
 
-	rt = spray_udp_route(sn, c->ss->local.v6.s6_addr32[3], c->daddr, 0,
-			     &fl4);
-	if (IS_ERR(rt))
-		return PTR_ERR(rt);
-	mtu = dst_mtu(&rt->dst);
-	c->saddr = fl4.saddr;
-	ip_rt_put(rt);
-	if (mtu < 576)
-		mtu = 576;
-	c->frag_size = min_t(u32, mtu - sizeof(struct iphdr) -
-			     sizeof(struct udphdr) - SPRAY_DATA_HDR_LEN, 65000);
+	c->saddr = c->ss->local.v6;
+	err = spray_udp_path(sn, &c->saddr, &c->remote.v6, c->remote.scope_id,
+			     &payload);
+	if (err)
+		return err;
+	c->frag_size = min_t(u32, payload - SPRAY_DATA_HDR_LEN, 65000);
 	c->cc.mtu = c->frag_size;
 	spray_cc_cfg_check(&c->cc);
 
@@ -906,7 +902,7 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 			if (!(p->flags & SPRAY_F_SYN)) {
 				struct sk_buff *n;
 
-				n = spray_nack_skb(&c->remote, c->saddr, p,
+				n = spray_nack_skb(&c->remote, &c->saddr, p,
 						   SPRAY_NACK_NO_CONN);
 				if (n)
 					__skb_queue_tail(q, n);
@@ -1058,7 +1054,7 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 			struct sk_buff *n;
 
 			/* Port unreachable: the sender fails fast. */
-			n = spray_nack_skb(&peer, to->v6.s6_addr32[3], &p,
+			n = spray_nack_skb(&peer, &to->v6, &p,
 					   SPRAY_NACK_NO_CONN);
 			if (n)
 				spray_udp_xmit(sn, n);
@@ -1080,7 +1076,7 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		c = spray_conn_alloc(ss, &peer, GFP_ATOMIC);
 		if (!c)
 			goto out_unlock;
-		c->saddr = to->v6.s6_addr32[3];
+		c->saddr = to->v6;
 		spray_conn_insert(ss, c);
 	}
 

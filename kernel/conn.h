@@ -23,14 +23,16 @@
 
 /**
  * struct spray_skb_cb - where a packet goes, in skb->cb until transmission
- * @saddr: IPv4 source
- * @daddr: IPv4 destination
+ * @saddr: source (IPv4 v4-mapped)
+ * @daddr: destination (IPv4 v4-mapped)
+ * @oif: interface of a link-local IPv6 destination, else 0
  * @ev: UDP source port
  */
 struct spray_skb_cb {
-	__be32	saddr;
-	__be32	daddr;
-	u16	ev;
+	struct in6_addr	saddr;
+	struct in6_addr	daddr;
+	u32		oif;
+	u16		ev;
 };
 
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
@@ -60,8 +62,7 @@ struct spray_tmsg {
  * @node: in &spray_sock.conns
  * @ss: the owning socket (connections never outlive it)
  * @remote: the peer: address and spray port
- * @saddr: our IPv4 source address towards the peer
- * @daddr: the peer's IPv4 address
+ * @saddr: our source address towards the peer (IPv4 v4-mapped)
  * @timer: ACK delay, NACK, loss detection and RTO
  * @tx_ready: the sending half below is allocated
  * @local_cid: our sending incarnation (src_cid of our DATA, first psn)
@@ -93,8 +94,7 @@ struct spray_conn {
 	struct hlist_node	node;
 	struct spray_sock	*ss;
 	struct spray_addr	remote;
-	__be32			saddr;
-	__be32			daddr;
+	struct in6_addr		saddr;
 	struct hrtimer		timer;
 
 	bool			tx_ready;
@@ -130,11 +130,13 @@ static inline void spray_conn_local_addr(const struct spray_conn *c,
 					 struct spray_addr *a)
 {
 	*a = c->ss->local;
-	if (c->saddr)
-		ipv6_addr_set_v4mapped(c->saddr, &a->v6);
+	if (!ipv6_addr_any(&c->saddr)) {
+		a->v6 = c->saddr;
+		a->af = ipv6_addr_v4mapped(&c->saddr) ? AF_INET : AF_INET6;
+	}
 }
 
-struct rtable *spray_udp_route(struct spray_net *sn, __be32 saddr,
-			       __be32 daddr, u16 ev, struct flowi4 *fl4);
+int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
+		   const struct in6_addr *daddr, u32 oif, u32 *payload);
 
 #endif /* _SPRAY_CONN_H */

@@ -122,7 +122,8 @@ struct spray_mib {
  * @net: the namespace itself
  * @udp_lock: serializes creating and replacing @udp_sock
  * @udp_sock: the UDP socket every AF_SPRAY packet of the namespace arrives
- *	on, created with the first bound AF_SPRAY socket
+ *	on over IPv4, created with the first bound AF_SPRAY socket
+ * @udp6_sock: the same for IPv6 (NULL without IPv6)
  * @udp_bound_port: the port @udp_sock is bound to
  * @port_lock: protects @ports (writers); readers use RCU
  * @ports: bound sockets hashed by spray port
@@ -136,6 +137,7 @@ struct spray_net {
 	struct net		*net;
 	struct mutex		udp_lock;
 	struct socket		*udp_sock;
+	struct socket		*udp6_sock;
 	u16			udp_bound_port;
 	spinlock_t		port_lock;
 	struct hlist_head	ports[SPRAY_PORT_HASH_SIZE];

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AF_SPRAY over UDP: the namespace's UDP socket, the receive hook and
- * transmission with a per-packet UDP source port (the entropy value).
+ * AF_SPRAY over UDP: the namespace's UDP sockets (IPv4 and IPv6), the
+ * receive hook and transmission with a per-packet UDP source port (the
+ * entropy value).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
@@ -24,39 +28,80 @@
 static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct spray_net *sn = rcu_dereference_sk_user_data(sk);
-	struct spray_addr from = { .af = AF_INET };
-	struct spray_addr to = { .af = AF_INET };
-	const struct iphdr *iph;
+	struct spray_addr from = {}, to = {};
 	bool ce;
 
-	if (!sn || skb->protocol != htons(ETH_P_IP)) {
-		kfree_skb(skb);
-		return 0;
+	if (!sn)
+		goto drop;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		from.af = AF_INET;
+		to.af = AF_INET;
+		ipv6_addr_set_v4mapped(iph->saddr, &from.v6);
+		ipv6_addr_set_v4mapped(iph->daddr, &to.v6);
+		ce = INET_ECN_is_ce(iph->tos);
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		from.af = AF_INET6;
+		to.af = AF_INET6;
+		from.v6 = ip6h->saddr;
+		to.v6 = ip6h->daddr;
+		if (ipv6_addr_type(&from.v6) & IPV6_ADDR_LINKLOCAL)
+			from.scope_id = skb->skb_iif;
+		ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
+	} else {
+		goto drop;
 	}
-	iph = ip_hdr(skb);
-	ipv6_addr_set_v4mapped(iph->saddr, &from.v6);
-	ipv6_addr_set_v4mapped(iph->daddr, &to.v6);
-	ce = INET_ECN_is_ce(iph->tos);
 	__skb_pull(skb, sizeof(struct udphdr));
 	spray_conn_rcv(sn, skb, &from, &to, ce);
+	return 0;
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static int spray_udp_open(struct spray_net *sn, int family, u16 port,
+			  struct socket **sockp)
+{
+	struct udp_tunnel_sock_cfg tcfg = {};
+	struct udp_port_cfg ucfg = {};
+	int err;
+
+	ucfg.family = family;
+	ucfg.local_udp_port = htons(port);
+	if (family == AF_INET6) {
+		ucfg.ipv6_v6only = 1;
+		ucfg.local_ip6 = in6addr_any;
+	} else {
+		ucfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	err = udp_sock_create(sn->net, &ucfg, sockp);
+	if (err)
+		return err;
+	tcfg.sk_user_data = sn;
+	tcfg.encap_type = 1;
+	tcfg.encap_rcv = spray_udp_encap_rcv;
+	setup_udp_tunnel_sock(sn->net, *sockp, &tcfg);
 	return 0;
 }
 
 /**
- * spray_udp_get() - make sure the namespace's UDP socket exists
+ * spray_udp_get() - make sure the namespace's UDP sockets exist
  * @sn: the namespace
  *
- * Creates the socket, bound to the configured port, with the first AF_SPRAY
- * socket that binds; later calls are cheap. Process context.
+ * Creates them, bound to the configured port, with the first AF_SPRAY
+ * socket that binds; later calls are cheap. The IPv6 socket is optional:
+ * without IPv6 (ipv6.disable=1) AF_SPRAY carries IPv4 only. Process
+ * context.
  *
- * Return: 0, or the error of creating or binding the socket (EADDRINUSE if
- * another program holds the UDP port).
+ * Return: 0, or the error of creating or binding the IPv4 socket
+ * (EADDRINUSE if another program holds the UDP port).
  */
 int spray_udp_get(struct spray_net *sn)
 {
-	struct udp_tunnel_sock_cfg tcfg = {};
-	struct udp_port_cfg ucfg = {};
-	struct socket *sock;
+	struct socket *sock, *sock6 = NULL;
 	u16 port;
 	int err;
 
@@ -68,50 +113,60 @@ int spray_udp_get(struct spray_net *sn)
 		return 0;
 	}
 	port = READ_ONCE(sn->cfg.udp_port);
-	ucfg.family = AF_INET;
-	ucfg.local_ip.s_addr = htonl(INADDR_ANY);
-	ucfg.local_udp_port = htons(port);
-	err = udp_sock_create(sn->net, &ucfg, &sock);
+	err = spray_udp_open(sn, AF_INET, port, &sock);
 	if (err) {
 		mutex_unlock(&sn->udp_lock);
 		net_warn_ratelimited("spray: cannot bind UDP port %u: %d\n",
 				     port, err);
 		return err;
 	}
-	tcfg.sk_user_data = sn;
-	tcfg.encap_type = 1;
-	tcfg.encap_rcv = spray_udp_encap_rcv;
-	setup_udp_tunnel_sock(sn->net, sock, &tcfg);
+	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled() &&
+	    spray_udp_open(sn, AF_INET6, port, &sock6))
+		sock6 = NULL;
 	sn->udp_bound_port = port;
+	WRITE_ONCE(sn->udp6_sock, sock6);
 	WRITE_ONCE(sn->udp_sock, sock);
 	mutex_unlock(&sn->udp_lock);
 	return 0;
 }
 
 /**
- * spray_udp_put_all() - close the namespace's UDP socket
+ * spray_udp_put_all() - close the namespace's UDP sockets
  * @sn: the namespace, being torn down
  */
 void spray_udp_put_all(struct spray_net *sn)
 {
+	if (sn->udp6_sock) {
+		udp_tunnel_sock_release(sn->udp6_sock);
+		sn->udp6_sock = NULL;
+	}
 	if (sn->udp_sock) {
 		udp_tunnel_sock_release(sn->udp_sock);
 		sn->udp_sock = NULL;
 	}
 }
 
-/**
- * spray_udp_route() - the route and source address towards a peer
- * @sn: the namespace
- * @saddr: source address, or 0 to let the routing table choose
- * @daddr: destination
- * @ev: UDP source port (hashed by ECMP with the L4 policy)
- * @fl4: the flow, filled
- *
- * Return: the route or an ERR_PTR.
- */
-struct rtable *spray_udp_route(struct spray_net *sn, __be32 saddr,
-			       __be32 daddr, u16 ev, struct flowi4 *fl4)
+static struct dst_entry *spray_route6(struct spray_net *sn,
+				      const struct in6_addr *saddr,
+				      const struct in6_addr *daddr,
+				      u32 oif, u16 ev, struct flowi6 *fl6)
+{
+	struct socket *sock = READ_ONCE(sn->udp6_sock);
+
+	if (!IS_ENABLED(CONFIG_IPV6) || !sock)
+		return ERR_PTR(-EAFNOSUPPORT);
+	memset(fl6, 0, sizeof(*fl6));
+	fl6->daddr = *daddr;
+	fl6->saddr = *saddr;
+	fl6->flowi6_oif = oif;
+	fl6->flowi6_proto = IPPROTO_UDP;
+	fl6->fl6_sport = htons(ev);
+	fl6->fl6_dport = htons(READ_ONCE(sn->cfg.udp_port));
+	return ipv6_stub->ipv6_dst_lookup_flow(sn->net, sock->sk, fl6, NULL);
+}
+
+static struct rtable *spray_route4(struct spray_net *sn, __be32 saddr,
+				   __be32 daddr, u16 ev, struct flowi4 *fl4)
 {
 	memset(fl4, 0, sizeof(*fl4));
 	fl4->daddr = daddr;
@@ -120,6 +175,52 @@ struct rtable *spray_udp_route(struct spray_net *sn, __be32 saddr,
 	fl4->fl4_sport = htons(ev);
 	fl4->fl4_dport = htons(READ_ONCE(sn->cfg.udp_port));
 	return ip_route_output_key(sn->net, fl4);
+}
+
+/**
+ * spray_udp_path() - source address and payload room towards a peer
+ * @sn: the namespace
+ * @saddr: in: the bound address (or any), out: the source to use
+ * @daddr: destination (IPv4 v4-mapped)
+ * @oif: interface of a link-local IPv6 destination, else 0
+ * @payload: out: UDP payload bytes that fit the path MTU
+ *
+ * Return: 0, or the routing error (-ENETUNREACH, ...).
+ */
+int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
+		   const struct in6_addr *daddr, u32 oif, u32 *payload)
+{
+	u32 mtu;
+
+	if (ipv6_addr_v4mapped(daddr)) {
+		struct flowi4 fl4;
+		struct rtable *rt;
+
+		rt = spray_route4(sn, ipv6_addr_v4mapped(saddr) ?
+				  saddr->s6_addr32[3] : 0,
+				  daddr->s6_addr32[3], 0, &fl4);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		mtu = dst_mtu(&rt->dst);
+		ipv6_addr_set_v4mapped(fl4.saddr, saddr);
+		ip_rt_put(rt);
+		*payload = max(mtu, 576U) - sizeof(struct iphdr) -
+			   sizeof(struct udphdr);
+		return 0;
+	} else {
+		struct dst_entry *dst;
+		struct flowi6 fl6;
+
+		dst = spray_route6(sn, saddr, daddr, oif, 0, &fl6);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		mtu = dst_mtu(dst);
+		*saddr = fl6.saddr;
+		dst_release(dst);
+		*payload = max(mtu, IPV6_MIN_MTU) - sizeof(struct ipv6hdr) -
+			   sizeof(struct udphdr);
+		return 0;
+	}
 }
 
 /**
@@ -134,23 +235,46 @@ struct rtable *spray_udp_route(struct spray_net *sn, __be32 saddr,
  */
 int spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 {
-	struct spray_skb_cb *cb = SPRAY_SKB_CB(skb);
-	struct socket *sock = READ_ONCE(sn->udp_sock);
-	struct flowi4 fl4;
-	struct rtable *rt;
+	struct spray_skb_cb cb = *SPRAY_SKB_CB(skb);
+	__be16 dport = htons(READ_ONCE(sn->cfg.udp_port));
+	struct socket *sock;
 
-	if (unlikely(!sock)) {
-		kfree_skb(skb);
-		return -ENOTCONN;
+	if (ipv6_addr_v4mapped(&cb.daddr)) {
+		struct flowi4 fl4;
+		struct rtable *rt;
+
+		sock = READ_ONCE(sn->udp_sock);
+		if (unlikely(!sock))
+			goto drop;
+		rt = spray_route4(sn, cb.saddr.s6_addr32[3],
+				  cb.daddr.s6_addr32[3], cb.ev, &fl4);
+		if (IS_ERR(rt))
+			goto drop;
+		udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
+				    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
+				    0, htons(cb.ev), dport, false, false);
+		return 0;
 	}
-	rt = spray_udp_route(sn, cb->saddr, cb->daddr, cb->ev, &fl4);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		struct dst_entry *dst;
+		struct flowi6 fl6;
+
+		sock = READ_ONCE(sn->udp6_sock);
+		if (unlikely(!sock))
+			goto drop;
+		dst = spray_route6(sn, &cb.saddr, &cb.daddr, cb.oif, cb.ev,
+				   &fl6);
+		if (IS_ERR(dst))
+			goto drop;
+		udp_tunnel6_xmit_skb(dst, sock->sk, skb, dst->dev, &fl6.saddr,
+				     &fl6.daddr, INET_ECN_ECT_0,
+				     ip6_dst_hoplimit(dst), 0, htons(cb.ev),
+				     dport, false);
+		return 0;
 	}
-	udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
-			    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst), 0,
-			    htons(cb->ev), htons(READ_ONCE(sn->cfg.udp_port)),
-			    false, false);
-	return 0;
+#endif
+drop:
+	kfree_skb(skb);
+	return -ENETUNREACH;
 }

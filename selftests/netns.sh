@@ -33,6 +33,22 @@ hold_start H1 ip netns exec "$ns1" "$here/spray_hold" 0.0.0.0 5001 &&
 check "port 5001 bound in both namespaces at once" [ $? -eq 0 ]
 check "port 5001 in use inside ns1" not hold "$ns1" 10.0.1.1 5001
 
+# Messages between the namespaces, over IPv4 and over IPv6.
+xfer() {	# xfer SRC_NS SRC DST_NS DST PORT
+	local log
+	log=$(mktemp)
+	ip netns exec "$3" "$here/spray_msg" recv "$4" "$5" 300 mix 5 60 >"$log" &
+	local rpid=$!
+	busywait 10000 grep -q ready "$log"
+	ip netns exec "$1" "$here/spray_msg" send "$2" 0 "$4" "$5" 300 mix 5 >/dev/null
+	wait $rpid
+	local rc=$?
+	rm -f "$log"
+	return $rc
+}
+check "300 messages ns1 -> ns2 over IPv4" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6000
+check "300 messages ns2 -> ns1 over IPv6" xfer "$ns2" fd00::2 "$ns1" fd00::1 6001
+
 # Delete ns1 while its socket is open: the socket keeps the namespace alive
 # until it closes; then the namespace is torn down without complaint.
 ip netns del "$ns1"

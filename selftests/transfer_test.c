@@ -37,6 +37,24 @@ FIXTURE(pair) {
 	struct sockaddr_spray sa, sb;
 };
 
+/* Every pair test runs over IPv4 and over IPv6. */
+FIXTURE_VARIANT(pair) {
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(pair, ipv4) {
+	.addr = "127.0.0.1",
+};
+
+FIXTURE_VARIANT_ADD(pair, ipv6) {
+	.addr = "::1",
+};
+
+static struct sockaddr_spray sa_of(const char *addr, unsigned short port)
+{
+	return strchr(addr, ':') ? spray_sa6(addr, port) : spray_sa4(addr, port);
+}
+
 FIXTURE_SETUP(pair)
 {
 	socklen_t len = sizeof(self->sa);
@@ -45,8 +63,8 @@ FIXTURE_SETUP(pair)
 	self->b = socket(AF_SPRAY, SOCK_DGRAM, 0);
 	ASSERT_LE(0, self->a);
 	ASSERT_LE(0, self->b);
-	self->sa = spray_sa4("127.0.0.1", 0);
-	self->sb = spray_sa4("127.0.0.1", 0);
+	self->sa = sa_of(variant->addr, 0);
+	self->sb = sa_of(variant->addr, 0);
 	ASSERT_EQ(0, spray_bind(self->a, &self->sa)) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, spray_bind(self->b, &self->sb));
 	ASSERT_EQ(0, getsockname(self->a, (struct sockaddr *)&self->sa, &len));
@@ -210,7 +228,7 @@ TEST_F(pair, ordered_option)
 
 TEST_F(pair, send_to_closed_port_reports_error)
 {
-	struct sockaddr_spray nobody = spray_sa4("127.0.0.1", 9);
+	struct sockaddr_spray nobody = sa_of(variant->addr, 9);
 	char buf[100] = "x", cbuf[256];
 	struct sockaddr_spray from;
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
@@ -339,6 +357,44 @@ TEST(unbound_sender_autobinds)
 	EXPECT_EQ(name.sspray_port, from.sspray_port);
 	close(a);
 	close(b);
+}
+
+TEST_F(pair, family_mismatch)
+{
+	struct sockaddr_spray other = strchr(variant->addr, ':') ?
+		spray_sa4("127.0.0.1", 5) : spray_sa6("::1", 5);
+
+	/* A socket bound to one family cannot hear replies from the other. */
+	errno = 0;
+	EXPECT_EQ(-1, send_to(self->a, "x", 1, &other));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+}
+
+TEST(v6_wildcard_talks_to_both)
+{
+	int a = socket(AF_SPRAY, SOCK_DGRAM, 0), b4, b6;
+	struct sockaddr_spray any = spray_sa6("::", 0);
+	struct sockaddr_spray t4 = spray_sa4("127.0.0.1", 0);
+	struct sockaddr_spray t6 = spray_sa6("::1", 0);
+	socklen_t len = sizeof(t4);
+	char buf[8];
+
+	b4 = socket(AF_SPRAY, SOCK_DGRAM, 0);
+	b6 = socket(AF_SPRAY, SOCK_DGRAM, 0);
+	ASSERT_EQ(0, spray_bind(a, &any));
+	ASSERT_EQ(0, spray_bind(b4, &t4));
+	ASSERT_EQ(0, spray_bind(b6, &t6));
+	ASSERT_EQ(0, getsockname(b4, (struct sockaddr *)&t4, &len));
+	ASSERT_EQ(0, getsockname(b6, (struct sockaddr *)&t6, &len));
+	ASSERT_EQ(2, send_to(a, "v4", 2, &t4));
+	ASSERT_EQ(2, send_to(a, "v6", 2, &t6));
+	ASSERT_TRUE(wait_readable(b4, TIMEOUT_MS));
+	EXPECT_EQ(2, recv(b4, buf, sizeof(buf), 0));
+	ASSERT_TRUE(wait_readable(b6, TIMEOUT_MS));
+	EXPECT_EQ(2, recv(b6, buf, sizeof(buf), 0));
+	close(a);
+	close(b4);
+	close(b6);
 }
 
 TEST_HARNESS_MAIN
