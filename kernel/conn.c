@@ -33,6 +33,10 @@
 #define SPRAY_MAX_ERRQ	1024
 
 static void spray_conn_arm(struct spray_conn *c, u64 now);
+static void spray_conn_free_work(struct work_struct *work);
+
+/* frees idle connections: process context, flushed at module exit */
+static struct workqueue_struct *spray_wq;
 
 static u32 spray_addr_hash(const struct spray_addr *a)
 {
@@ -90,6 +94,8 @@ static struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	INIT_LIST_HEAD(&c->rdone);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	c->timer.function = spray_conn_timer;
+	INIT_WORK(&c->free_work, spray_conn_free_work);
+	c->last_active_ns = ktime_get_ns();
 	spray_cc_cfg_default(&c->cc);
 	c->cc.mode = READ_ONCE(spray_net(sock_net(&ss->sk))->cfg.cc_mode);
 	return c;
@@ -606,6 +612,26 @@ static void spray_conn_free(struct spray_conn *c)
 	kfree(c);
 }
 
+static void spray_conn_free_work(struct work_struct *work)
+{
+	struct spray_conn *c = container_of(work, struct spray_conn, free_work);
+	struct spray_sock *ss = c->ss;
+
+	spray_conn_free(c);
+	sock_put(&ss->sk);
+}
+
+int spray_conn_init(void)
+{
+	spray_wq = alloc_workqueue("spray", WQ_UNBOUND, 0);
+	return spray_wq ? 0 : -ENOMEM;
+}
+
+void spray_conn_exit(void)
+{
+	destroy_workqueue(spray_wq);
+}
+
 /**
  * spray_sock_destroy_conns() - tear down a closing socket's connections
  * @ss: the socket, already unhashed from the port table
@@ -741,6 +767,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	}
 	m->msg_id = c->next_msg_id++;
 	list_add_tail(&m->node, &c->tmsgs);
+	c->last_active_ns = ktime_get_ns();
 	WRITE_ONCE(sk->sk_wmem_queued, sk->sk_wmem_queued + len);
 	__skb_queue_head_init(&q);
 	spray_conn_pump(c, ktime_get_ns(), &q);
@@ -1080,6 +1107,7 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		spray_conn_insert(ss, c);
 	}
 
+	c->last_active_ns = now;
 	switch (p.type) {
 	case SPRAY_T_DATA:
 		spray_rcv_data(c, skb, &p, ce, now, &q);
@@ -1130,6 +1158,23 @@ static u64 spray_earliest(u64 a, u64 b)
 	return min(a, b);
 }
 
+/* Nothing queued, in flight, being reassembled or owed an ACK. */
+static bool spray_conn_idle(const struct spray_conn *c)
+{
+	if (c->tx_ready && (!list_empty(&c->tmsgs) ||
+			    spray_txwin_outstanding(&c->tw)))
+		return false;
+	return list_empty(&c->rmsgs) && list_empty(&c->rdone) &&
+	       !(c->peer_cid && c->rx.unacked);
+}
+
+static u64 spray_conn_idle_deadline(const struct spray_conn *c)
+{
+	u32 ms = READ_ONCE(spray_conn_net(c)->cfg.idle_timeout_ms);
+
+	return c->last_active_ns + (u64)ms * NSEC_PER_MSEC;
+}
+
 /* Arm the timer for the next ACK, NACK, loss or RTO deadline. */
 static void spray_conn_arm(struct spray_conn *c, u64 now)
 {
@@ -1146,6 +1191,8 @@ static void spray_conn_arm(struct spray_conn *c, u64 now)
 	}
 	if (c->tx_ready && spray_txwin_outstanding(&c->tw))
 		t = spray_earliest(t, spray_txwin_rto_deadline(&c->tw));
+	if (!t && spray_conn_idle(c))
+		t = spray_conn_idle_deadline(c);
 	if (!t)
 		return;
 	if (t <= now)
@@ -1166,6 +1213,15 @@ static enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 	if (ss->dead)
 		goto out;
 	now = ktime_get_ns();
+	if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c)) {
+		/* Idle for idle-timeout-ms: unhash, free outside the timer. */
+		hlist_del(&c->node);
+		ss->nconns--;
+		spray_mib_inc(sn, SPRAY_MIB_CONN_CLOSE);
+		sock_hold(&ss->sk);
+		queue_work(spray_wq, &c->free_work);
+		goto out;
+	}
 	if (c->peer_cid) {
 		if (c->rx.unacked && spray_rxwin_ack_due(&c->rx, now))
 			spray_queue_ack(c, now, &q);

@@ -6,6 +6,7 @@
 #define _SPRAY_CONN_H
 
 #include <linux/hrtimer.h>
+#include <linux/workqueue.h>
 #include <net/route.h>
 
 #include "spray.h"
@@ -84,6 +85,8 @@ struct spray_tmsg {
  * @rx_next_id: next message to deliver when the socket is ordered
  * @rmsgs: messages being reassembled
  * @rdone: complete messages held back for ordered delivery
+ * @free_work: frees an idle connection outside its own timer
+ * @last_active_ns: last message queued or packet received
  * @id: number of the connection in its namespace, for netlink
  * @stat_tx: DATA packets sent
  * @stat_retx: of those, retransmissions
@@ -119,6 +122,8 @@ struct spray_conn {
 	struct list_head	rmsgs;
 	struct list_head	rdone;
 
+	struct work_struct	free_work;
+	u64			last_active_ns;
 	u32			id;
 	u64			stat_tx;
 	u64			stat_retx;

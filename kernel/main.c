@@ -15,9 +15,12 @@ static int __init spray_init(void)
 {
 	int err;
 
-	err = spray_netns_init();
+	err = spray_conn_init();
 	if (err)
 		return err;
+	err = spray_netns_init();
+	if (err)
+		goto err_conn;
 	err = spray_af_init();
 	if (err)
 		goto err_netns;
@@ -31,6 +34,8 @@ err_af:
 	spray_af_exit();
 err_netns:
 	spray_netns_exit();
+err_conn:
+	spray_conn_exit();
 	return err;
 }
 
@@ -39,6 +44,7 @@ static void __exit spray_exit(void)
 	spray_netlink_exit();
 	spray_af_exit();
 	spray_netns_exit();
+	spray_conn_exit();
 }
 
 module_init(spray_init);

@@ -256,6 +256,8 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		    const struct spray_addr *from,
 		    const struct spray_addr *to, bool ce);
 void spray_sock_destroy_conns(struct spray_sock *ss);
+int spray_conn_init(void);
+void spray_conn_exit(void);
 void spray_sock_rmem_freed(struct spray_sock *ss);
 bool spray_sock_wspace(const struct sock *sk);
 void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm);

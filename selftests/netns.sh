@@ -49,6 +49,25 @@ xfer() {	# xfer SRC_NS SRC DST_NS DST PORT
 check "300 messages ns1 -> ns2 over IPv4" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6000
 check "300 messages ns2 -> ns1 over IPv6" xfer "$ns2" fd00::2 "$ns1" fd00::1 6001
 
+# Idle connections go away (idle-timeout-ms) while their sockets stay open.
+SC=$(dirname "$here")/userspace/sprayctl/sprayctl
+ip netns exec "$ns1" "$SC" set idle-timeout-ms 300
+ip netns exec "$ns2" "$SC" set idle-timeout-ms 300
+hold_start IR ip netns exec "$ns2" env SPRAY_HOLD=1 "$here/spray_msg" recv \
+	10.0.1.2 6002 4 fixed:1000 1 30
+hold_start IS ip netns exec "$ns1" env SPRAY_HOLD=1 "$here/spray_msg" send \
+	10.0.1.1 0 10.0.1.2 6002 4 fixed:1000 1
+peers_of() { ip netns exec "$1" "$SC" -t peers | grep -c .; }
+no_peers() { [ "$(peers_of "$1")" = 0 ]; }
+closes() { ip netns exec "$1" "$SC" -t stats | awk -F'\t' '$1 == "conn-close" { print $2 }'; }
+check "idle connection torn down on the sender" busywait 10000 no_peers "$ns1"
+check "idle connection torn down on the receiver" busywait 10000 no_peers "$ns2"
+both_closed() { [ "$(closes "$ns1")" -ge 1 ] && [ "$(closes "$ns2")" -ge 1 ]; }
+check "counted as conn-close on both ends" both_closed
+check "sockets still open meanwhile" kill -0 "$IS_PID" "$IR_PID"
+hold_stop IS
+check "receiver got its 4 messages" hold_stop IR
+
 # Delete ns1 while its socket is open: the socket keeps the namespace alive
 # until it closes; then the namespace is torn down without complaint.
 ip netns del "$ns1"

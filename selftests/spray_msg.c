@@ -16,6 +16,8 @@
  *       1 B..1 MiB: about 11 KiB a message on average); RATE paces the
  *       sending at that many messages a second; waits until every
  *       message is acknowledged (SIOCOUTQ == 0); prints "sent N bytes B".
+ *   With SPRAY_HOLD=1 in the environment, send and recv keep the socket
+ *   open after their work until standard input closes.
  *   spray_msg fail ADDR PORT DADDR DPORT TIMEOUT_S
  *       send one message and wait for its failure on the error queue;
  *       prints "error ERRNO_NAME after S seconds"; exit 0 if it came.
@@ -25,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -234,6 +237,17 @@ static int do_fail(int fd, char **argv)
 	return 0;
 }
 
+static int hold(int rc)
+{
+	char c;
+
+	fflush(stdout);
+	if (getenv("SPRAY_HOLD"))
+		while (read(0, &c, 1) > 0)
+			;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_spray me;
@@ -255,12 +269,13 @@ int main(int argc, char **argv)
 		perror("bind");
 		return 1;
 	}
+	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(argv[1], "send") && argc >= 8)
-		return do_send(fd, argv + 4);
+		return hold(do_send(fd, argv + 4));
 	if (!strcmp(argv[1], "fail") && argc >= 7)
 		return do_fail(fd, argv + 4);
 	if (!strcmp(argv[1], "recv") && argc >= 6)
-		return do_recv(fd, argv + 4);
+		return hold(do_recv(fd, argv + 4));
 	fprintf(stderr, "usage: see the top of spray_msg.c\n");
 	return 2;
 }
