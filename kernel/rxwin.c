@@ -167,10 +167,23 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 	}
 
 	w->new++;
-	/* an original (not RETX) filling a hole we NACKed: NACKed too early */
-	if (!(flags & SPRAY_F_RETX) && w->nacked_ns &&
-	    spray_psn_before(psn, w->nacked_upto) && w->reo_mult < 64)
-		w->reo_mult *= 2;
+	if (!(flags & SPRAY_F_RETX) && spray_psn_before(psn, w->high)) {
+		/*
+		 * An original arriving behind later psns: it was reordered
+		 * by about the time since the first packet of its 64-psn
+		 * block arrived. Keep the largest recent delay (decaying by
+		 * 1/16 per observation) for the NACK reorder window.
+		 */
+		u64 d = now_ns - w->blk_ns[(psn / 64) % ARRAY_SIZE(w->blk_ns)];
+
+		w->reo_obs_ns -= w->reo_obs_ns / 16;
+		if (d < SPRAY_RXWIN_FAR_NS && d > w->reo_obs_ns)
+			w->reo_obs_ns = (u32)d;
+		/* filling a hole we NACKed: the NACK was premature */
+		if (w->nacked_ns && spray_psn_before(psn, w->nacked_upto) &&
+		    w->reo_mult < 64)
+			w->reo_mult *= 2;
+	}
 	rxw_set(w->rcvd, psn);
 	if (ce) {
 		rxw_set(w->cemap, psn);
@@ -184,8 +197,15 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 		w->ack_now |= SPRAY_RXACK_SYN;
 	if (flags & SPRAY_F_ACK_REQ)
 		w->ack_now |= SPRAY_RXACK_REQ;
-	if (!spray_psn_before(psn, w->high))
+	if (!spray_psn_before(psn, w->high)) {
+		u32 ob = (w->high - 1) / 64, nb = psn / 64, b;
+
+		/* note when each 64-psn block was first reached */
+		for (b = ob + 1; b != nb + 1 && b - ob <= ARRAY_SIZE(w->blk_ns);
+		     b++)
+			w->blk_ns[b % ARRAY_SIZE(w->blk_ns)] = now_ns;
 		w->high = psn + 1;
+	}
 	rxw_note_arrival(w, psn, ts_ns, ev, now_ns);
 	rxw_advance(w, now_ns);
 	return 0;
@@ -285,14 +305,17 @@ void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 /*
  * How long a hole may be explained by reordering: a quarter RTT, times a
  * multiplier that doubles whenever a NACK proves premature (the original
- * packet arrived after it), capped at two RTTs.
+ * packet arrived after it), capped at two RTTs; and at least 1.5 times the
+ * reordering delay recently observed.
  */
 static u32 rxw_reorder(const struct spray_rxwin *w, u32 rtt_ns)
 {
 	u64 reo = (u64)rtt_ns / 4 * w->reo_mult;
 
-	return (u32)max_t(u64, min_t(u64, reo, 2ULL * rtt_ns),
-			  w->cfg.reorder_min_ns);
+	reo = max_t(u64, min_t(u64, reo, 2ULL * rtt_ns),
+		    w->cfg.reorder_min_ns);
+	/* never below the reordering recently observed, plus a half */
+	return (u32)max_t(u64, reo, (u64)w->reo_obs_ns * 3 / 2);
 }
 
 /**

@@ -17,6 +17,8 @@
 #define SPRAY_RXWIN_HIST	64U
 /* ring of received/CE bits, a power of two >= BITS + HIST */
 #define SPRAY_RXWIN_RING	8192U
+/* a reordering delay above this (ns) is not believed */
+#define SPRAY_RXWIN_FAR_NS	(1ULL << 30)
 /* psns further than this from cum are absurd (other incarnation, garbage) */
 #define SPRAY_RXWIN_FAR		(1U << 24)
 
@@ -99,6 +101,7 @@ struct spray_rxwin {
 	u32	nacked_upto;
 	u64	nacked_ns;
 	u8	reo_mult;
+	u32	reo_obs_ns;
 	u64	acks;
 	u64	new;
 	u64	dups;
@@ -107,6 +110,7 @@ struct spray_rxwin {
 	u64	ce;
 	u64	nacks;
 	u64	rcvd[SPRAY_RXWIN_RING / 64];
+	u64	blk_ns[SPRAY_RXWIN_RING / 64];
 	u64	cemap[SPRAY_RXWIN_RING / 64];
 };
 

@@ -199,7 +199,7 @@ static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt)
 				  tw->cfg.rto_min_ns, tw->cfg.rto_max_ns);
 }
 
-static void txw_deliver(struct spray_txwin *tw, u32 psn,
+static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
 			struct spray_txrec *rec, bool ce, bool sack,
 			const struct spray_ack *ack,
 			const struct spray_txwin_ops *ops, void *ctx,
@@ -216,8 +216,23 @@ static void txw_deliver(struct spray_txwin *tw, u32 psn,
 	 * counts only if the echo proves the latest transmission arrived.
 	 */
 	if (!rec->retx || (ack->echo_psn == psn &&
-			   ack->ts_echo == rec->sent_ns))
+			   ack->ts_echo == rec->sent_ns)) {
+		/*
+		 * Overtaken by a packet sent later, it took d longer than
+		 * srtt: the reorder window must cover d or RACK would have
+		 * declared it lost. Remember the largest recent d (decaying
+		 * by 1/16 per observation).
+		 */
+		if (rec->sent_ns < tw->rack_ns && tw->srtt_ns &&
+		    now_ns > rec->sent_ns + tw->srtt_ns) {
+			u64 d = now_ns - rec->sent_ns - tw->srtt_ns;
+
+			tw->reo_obs_ns -= tw->reo_obs_ns / 16;
+			if (d > tw->reo_obs_ns)
+				tw->reo_obs_ns = (u32)min_t(u64, d, U32_MAX);
+		}
 		tw->rack_ns = max(tw->rack_ns, rec->sent_ns);
+	}
 	tw->acked++;
 	sum->pkts++;
 	sum->bytes += rec->len;
@@ -340,7 +355,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 			i = psn - ack->sack_base;
 			if (i < 64)
 				ce = ack->ecn & (1ULL << i);
-			txw_deliver(tw, psn, rec, ce, false, ack, ops, ctx,
+			txw_deliver(tw, psn, now_ns, rec, ce, false, ack, ops, ctx,
 				    sum);
 		}
 		rec->state = 0;
@@ -360,7 +375,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		if (!rec || (rec->state != SPRAY_TXREC_INFLIGHT &&
 			     rec->state != SPRAY_TXREC_LOST))
 			continue;
-		txw_deliver(tw, psn, rec, ack->ecn & (1ULL << i), true, ack,
+		txw_deliver(tw, psn, now_ns, rec, ack->ecn & (1ULL << i), true, ack,
 			    ops, ctx, sum);
 	}
 
@@ -390,7 +405,8 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 /*
  * How old a packet must be before evidence that later ones arrived (RACK,
  * or a NACK) makes it lost: srtt plus the reorder window, max(min_rtt / 4
- * times the adaptive multiplier, cfg.reorder_min_ns), at most 2 srtt.
+ * times the adaptive multiplier, cfg.reorder_min_ns), at most 2 srtt, and
+ * never below 1.25 times the reordering recently observed.
  */
 static u64 txw_loss_wait(const struct spray_txwin *tw)
 {
@@ -399,6 +415,8 @@ static u64 txw_loss_wait(const struct spray_txwin *tw)
 
 	if (tw->srtt_ns)
 		reo = min_t(u64, reo, 2ULL * tw->srtt_ns);
+	/* never below the reordering actually seen, plus a quarter */
+	reo = max_t(u64, reo, (u64)tw->reo_obs_ns * 5 / 4);
 	return (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) + reo;
 }
 

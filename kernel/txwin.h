@@ -152,6 +152,7 @@ struct spray_txwin {
 	u8	backoff;
 	u8	reo_mult;
 	u32	reo_calm;
+	u32	reo_obs_ns;
 	bool	failed;
 	u64	rto_start_ns;
 	u64	sent;

@@ -267,7 +267,8 @@ int spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 				   &fl6);
 		if (IS_ERR(dst))
 			goto drop;
-		udp_tunnel6_xmit_skb(dst, sock->sk, skb, dst->dev, &fl6.saddr,
+		/* no tunnel device: dev NULL, no device statistics */
+		udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &fl6.saddr,
 				     &fl6.daddr, INET_ECN_ECT_0,
 				     ip6_dst_hoplimit(dst), 0, htons(cb.ev),
 				     dport, false);

@@ -203,6 +203,24 @@ TEST(spray_rxwin_ack_due__every_n_timer_and_urgent)
 	EXPECT(spray_rxwin_ack_due(&w, 1007));
 }
 
+TEST(spray_rxwin_nack_scan__observed_reordering_widens_window)
+{
+	struct spray_rxwin_nack out[8];
+
+	spray_rxwin_init(&w, 0, NULL);
+	rx(0, 1000);
+	rx(2, 1000);
+	rx(1, 3001000);			/* an original, 3 ms behind psn 2 */
+	EXPECT(w.reo_obs_ns >= 2900000);
+	/* a new hole is not NACKed within 1.5 x 3 ms, even with rtt 20 us */
+	rx(4, 4000000);
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 4000000 + 4000000, 20000, out, 8),
+		  0);
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 4000000 + 9000000, 20000, out, 8),
+		  1);
+	EXPECT_EQ(out[0].psn, 3);
+}
+
 TEST(spray_rxwin_nack_scan__waits_for_reorder_window)
 {
 	struct spray_rxwin_nack out[8];

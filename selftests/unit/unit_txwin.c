@@ -272,6 +272,20 @@ TEST(spray_txwin_on_ack__duplicate_echo_widens_reorder_window)
 	EXPECT_EQ(tw.spurious, 1);
 }
 
+TEST(spray_txwin_on_ack__late_packet_widens_reorder_window)
+{
+	struct spray_txack_sum s;
+
+	setup(0);
+	send_n(1, 1000);			/* psn 0 */
+	send_n(1, 2000);			/* psn 1 */
+	EXPECT_EQ(ack(0, 0, 2, 0, 2000, 12000, &s), 0);	/* psn 1 first */
+	EXPECT_EQ(tw.reo_obs_ns, 0);
+	/* psn 0 arrives 5 ms after srtt (10 us) would have it: observed */
+	EXPECT_EQ(ack(2, 2, 0, 0, 2000, 5011000, &s), 0);
+	EXPECT(tw.reo_obs_ns >= 4900000);
+}
+
 TEST(spray_txwin_on_rto__backoff_doubles_and_resets)
 {
 	struct spray_txack_sum s;
