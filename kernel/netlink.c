@@ -171,9 +171,18 @@ int spray_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto unlock;
 	}
 
-	if (tb[SPRAY_A_CONFIG_UDP_PORT])
-		WRITE_ONCE(cfg->udp_port,
-			   nla_get_u16(tb[SPRAY_A_CONFIG_UDP_PORT]));
+	if (tb[SPRAY_A_CONFIG_UDP_PORT]) {
+		u16 port = nla_get_u16(tb[SPRAY_A_CONFIG_UDP_PORT]);
+
+		/* the sockets move first: a port in use leaves all unchanged */
+		err = spray_udp_rebind(sn, port);
+		if (err) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[SPRAY_A_CONFIG_UDP_PORT],
+					    "spray: cannot bind that UDP port");
+			goto unlock;
+		}
+		WRITE_ONCE(cfg->udp_port, port);
+	}
 	if (tb[SPRAY_A_CONFIG_NR_EVS])
 		WRITE_ONCE(cfg->nr_evs, nla_get_u32(tb[SPRAY_A_CONFIG_NR_EVS]));
 	if (tb[SPRAY_A_CONFIG_CC_MODE])

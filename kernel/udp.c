@@ -131,6 +131,50 @@ int spray_udp_get(struct spray_net *sn)
 }
 
 /**
+ * spray_udp_rebind() - move the namespace's UDP sockets to another port
+ * @sn: the namespace
+ * @port: the new port
+ *
+ * Called with &spray_net.config_lock held, before the setting is stored.
+ * If the sockets do not exist yet they will be created on the new port.
+ * Packets in flight to the old port are lost and sent again.
+ *
+ * Return: 0, or the error of binding the new port (the old one stays).
+ */
+int spray_udp_rebind(struct spray_net *sn, u16 port)
+{
+	struct socket *s4, *s6 = NULL, *old4, *old6;
+	int err;
+
+	mutex_lock(&sn->udp_lock);
+	if (!sn->udp_sock || sn->udp_bound_port == port) {
+		mutex_unlock(&sn->udp_lock);
+		return 0;
+	}
+	err = spray_udp_open(sn, AF_INET, port, &s4);
+	if (err) {
+		mutex_unlock(&sn->udp_lock);
+		return err;
+	}
+	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled() &&
+	    spray_udp_open(sn, AF_INET6, port, &s6))
+		s6 = NULL;
+	old4 = sn->udp_sock;
+	old6 = sn->udp6_sock;
+	WRITE_ONCE(sn->udp_sock, s4);
+	WRITE_ONCE(sn->udp6_sock, s6);
+	sn->udp_bound_port = port;
+	mutex_unlock(&sn->udp_lock);
+
+	/* transmitters read the pointers under RCU */
+	synchronize_rcu();
+	udp_tunnel_sock_release(old4);
+	if (old6)
+		udp_tunnel_sock_release(old6);
+	return 0;
+}
+
+/**
  * spray_udp_put_all() - close the namespace's UDP sockets
  * @sn: the namespace, being torn down
  */
@@ -223,17 +267,7 @@ int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 	}
 }
 
-/**
- * spray_udp_xmit() - send one AF_SPRAY packet
- * @sn: the namespace
- * @skb: skb->data at the AF_SPRAY header, addresses and entropy value in
- *	SPRAY_SKB_CB(skb)
- *
- * Every packet is ECN-capable (ECT(0)): congestion control reads CE marks.
- *
- * Return: 0 or a negative error; the skb is consumed either way.
- */
-int spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
+static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 {
 	struct spray_skb_cb cb = *SPRAY_SKB_CB(skb);
 	__be16 dport = htons(READ_ONCE(sn->cfg.udp_port));
@@ -278,4 +312,24 @@ int spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 drop:
 	kfree_skb(skb);
 	return -ENETUNREACH;
+}
+
+/**
+ * spray_udp_xmit() - send one AF_SPRAY packet
+ * @sn: the namespace
+ * @skb: skb->data at the AF_SPRAY header, addresses and entropy value in
+ *	SPRAY_SKB_CB(skb)
+ *
+ * Every packet is ECN-capable (ECT(0)): congestion control reads CE marks.
+ *
+ * Return: 0 or a negative error; the skb is consumed either way.
+ */
+int spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
+{
+	int err;
+
+	rcu_read_lock();
+	err = __spray_udp_xmit(sn, skb);
+	rcu_read_unlock();
+	return err;
 }

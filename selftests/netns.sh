@@ -33,6 +33,7 @@ hold_start H1 ip netns exec "$ns1" "$here/spray_hold" 0.0.0.0 5001 &&
 check "port 5001 bound in both namespaces at once" [ $? -eq 0 ]
 check "port 5001 in use inside ns1" not hold "$ns1" 10.0.1.1 5001
 
+SC=$(dirname "$here")/userspace/sprayctl/sprayctl
 # Messages between the namespaces, over IPv4 and over IPv6.
 xfer() {	# xfer SRC_NS SRC DST_NS DST PORT
 	local log
@@ -49,8 +50,24 @@ xfer() {	# xfer SRC_NS SRC DST_NS DST PORT
 check "300 messages ns1 -> ns2 over IPv4" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6000
 check "300 messages ns2 -> ns1 over IPv6" xfer "$ns2" fd00::2 "$ns1" fd00::1 6001
 
+# The UDP port moves at once with the setting; a port in use is refused.
+ip netns exec "$ns1" "$SC" set udp-port 5555
+ip netns exec "$ns2" "$SC" set udp-port 5555
+udp_bound() { ip netns exec "$1" ss -Huln "sport = :$2" | grep -q .; }
+check "udp-port 5555: the namespace's UDP socket moved" udp_bound "$ns2" 5555
+check "  and left 4797" not udp_bound "$ns2" 4797
+check "300 messages over UDP port 5555" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6003
+ip netns exec "$ns2" python3 -c 'import signal, socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 6666)); signal.pause()' &
+squatter=$!
+busywait 5000 udp_bound "$ns2" 6666
+check "udp-port taken by another program: refused" not ip netns exec "$ns2" "$SC" set udp-port 6666
+KEY=udp-port
+check "  and the setting is unchanged" [ "$(ip netns exec "$ns2" "$SC" -t show | awk -F'\t' '$1 == "udp-port" { print $2 }')" = 5555 ]
+kill $squatter
+ip netns exec "$ns1" "$SC" set udp-port 4797
+ip netns exec "$ns2" "$SC" set udp-port 4797
+
 # Idle connections go away (idle-timeout-ms) while their sockets stay open.
-SC=$(dirname "$here")/userspace/sprayctl/sprayctl
 ip netns exec "$ns1" "$SC" set idle-timeout-ms 300
 ip netns exec "$ns2" "$SC" set idle-timeout-ms 300
 hold_start IR ip netns exec "$ns2" env SPRAY_HOLD=1 "$here/spray_msg" recv \
