@@ -1,30 +1,47 @@
 #!/bin/bash
-# The part of scripts/demo.sh that runs inside the VM.
+# The part of scripts/demo.sh that runs inside the VM: load spray.ko, build
+# two hosts joined by four ECMP paths, send 50 MB of messages from one to
+# the other and show how they spread over the paths and what sprayctl sees.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 KVER=${SPRAY_KVER:-$(uname -r)}
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+SC=$top/userspace/sprayctl/sprayctl
+source "$top/selftests/lib.sh"
+say() { printf '\n== %s\n' "$*"; }
+trap cleanup_ns EXIT
 
-say "kernel $(uname -r): insmod build/$KVER/spray.ko"
-for dep in $(modinfo -F depends "$top/build/$KVER/spray.ko" | tr , " "); do modprobe "$dep"; done
-insmod "$top/build/$KVER/spray.ko"
-dmesg | grep -i spray | tail -n 2
-grep -E "^(protocol|SPRAY)" /proc/net/protocols | cut -c1-40
+say "kernel $(uname -r): load build/$KVER/spray.ko"
+load_spray "$top/build/$KVER/spray.ko"
+dmesg | grep -i "AF_SPRAY" | tail -n 1
 
-say "two namespaces joined by a veth pair"
-ip netns add h1
-ip netns add h2
-ip link add v1 netns h1 type veth peer name v2 netns h2
-ip -n h1 addr add 10.0.0.1/24 dev v1
-ip -n h2 addr add 10.0.0.2/24 dev v2
-ip -n h1 link set v1 up
-ip -n h2 link set v2 up
+say "h1 - sw = 4 equal-cost paths = h2 (network namespaces, L4 ECMP hash)"
+setup_fabric 4
+echo "h1 $H1_ADDR  ->  h2 $H2_ADDR"
 
-say "an AF_SPRAY socket bound in each namespace"
-ip netns exec h1 "$top/selftests/spray_hold" 10.0.0.1 7000 </dev/null
-ip netns exec h2 "$top/selftests/spray_hold" 10.0.0.2 0 </dev/null
+say "800 messages of 64 KiB, h1 -> h2, every byte checked"
+before=$(paths_tx)
+# both ends keep their sockets open afterwards (SPRAY_HOLD) for sprayctl
+hold_start R ip netns exec "$h2" env SPRAY_HOLD=1 "$top/selftests/spray_msg" \
+	recv $H2_ADDR 7000 800 fixed:65536 1 120
+start=$(date +%s.%N)
+hold_start S ip netns exec "$h1" env SPRAY_HOLD=1 "$top/selftests/spray_msg" \
+	send $H1_ADDR 0 $H2_ADDR 7000 800 fixed:65536 1 || true
+msgs() { ip netns exec "$h2" "$SC" -t stats | awk -F'\t' '$1 == "rx-msgs" { print $2 }'; }
+all_in() { [ "$(msgs)" -ge 800 ]; }
+busywait 60000 all_in
+echo "h2 received $(msgs) messages, 52 MB, in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s (TCG emulation)"
+after=$(paths_tx)
+share_ok "$before" "$after" 0 100 | sed 's/^# //'
 
-say "rmmod"
-ip netns del h1
-ip netns del h2
-rmmod spray && echo "unloaded cleanly"
+say "sprayctl stats (h1, sender)"
+ip netns exec "$h1" "$SC" stats | grep -E "^(tx-|retx|lost|ack-rx|nack-rx|tx-msgs|conn)"
+say "sprayctl peers (h2, receiver)"
+ip netns exec "$h2" "$SC" peers
+say "sprayctl paths (h1): the first entropy values of the peer"
+ip netns exec "$h1" "$SC" paths | head -n 6
+
+say "unload"
+hold_stop S || true
+hold_stop R || true
+cleanup_ns
+rmmod spray && echo "spray.ko unloaded cleanly"
