@@ -395,6 +395,19 @@ static void spray_queue_ack(struct spray_conn *c, u64 now,
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_TX);
 }
 
+/*
+ * The ACKs due: one usually, a few when reordering spread the psns
+ * received since the last ACK over more than one 64-psn SACK range.
+ */
+static void spray_queue_acks(struct spray_conn *c, u64 now,
+			     struct sk_buff_head *q)
+{
+	unsigned int n = 0;
+
+	while (n++ < 8 && spray_rxwin_ack_due(&c->rx, now))
+		spray_queue_ack(c, now, q);
+}
+
 /* A NACK answering a packet, when there may be no connection at all. */
 static struct sk_buff *spray_nack_skb(const struct spray_addr *to,
 				      const struct in6_addr *saddr,
@@ -950,7 +963,26 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 	rm = spray_rmsg_get(c, p);
 	if (!rm || spray_rmsg_fill(rm, skb, p->hdr_len, p->data.frag_off,
 				   p->data.frag_len)) {
-		/* No memory or buffer: not received, the sender resends. */
+		struct spray_pkt nk = {};
+		struct sk_buff *n;
+
+		/*
+		 * No memory or buffer: not received. Tell the sender it was
+		 * refused, not lost: it resends without spending retries.
+		 */
+		nk.type = SPRAY_T_NACK;
+		nk.src_cid = c->tx_ready ? c->local_cid : c->peer_cid;
+		nk.dst_cid = c->peer_cid;
+		nk.nack.psn = p->psn;
+		nk.nack.count = 1;
+		nk.nack.reason = SPRAY_NACK_NO_BUF;
+		nk.nack.cum_psn = c->rx.cum;
+		nk.nack.grant_psn = spray_conn_grant(c);
+		n = spray_pkt_skb(c, &nk, 0, spray_ctrl_ev(c));
+		if (n) {
+			__skb_queue_tail(q, n);
+			spray_mib_inc(sn, SPRAY_MIB_NACK_TX);
+		}
 		return;
 	}
 	err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce, p->data.ts_ns,
@@ -994,6 +1026,19 @@ static void spray_rcv_nack(struct spray_conn *c, const struct spray_pkt *p,
 	ret = spray_txwin_on_nack(&c->tw, p->nack.psn, p->nack.count,
 				  p->nack.reason, p->nack.cum_psn,
 				  p->nack.grant_psn, now, &spray_tx_ops, c);
+	if (p->nack.reason == SPRAY_NACK_NO_BUF ||
+	    p->nack.reason == SPRAY_NACK_WINDOW) {
+		u32 i, psn = p->nack.psn;
+
+		/* refused, not lost: flow control must not exhaust retries */
+		for (i = 0; i < p->nack.count; i++, psn++) {
+			struct spray_txrec *rec = spray_txwin_rec(&c->tw, psn);
+
+			if (rec)
+				rec->retx = 0;
+		}
+		return;
+	}
 	if (ret != -ECONNRESET)
 		return;
 	/*
@@ -1111,8 +1156,8 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 	switch (p.type) {
 	case SPRAY_T_DATA:
 		spray_rcv_data(c, skb, &p, ce, now, &q);
-		if (c->peer_cid && spray_rxwin_ack_due(&c->rx, now))
-			spray_queue_ack(c, now, &q);
+		if (c->peer_cid)
+			spray_queue_acks(c, now, &q);
 		spray_queue_nacks(c, now, &q);
 		break;
 	case SPRAY_T_PROBE:
@@ -1223,8 +1268,7 @@ static enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 		goto out;
 	}
 	if (c->peer_cid) {
-		if (c->rx.unacked && spray_rxwin_ack_due(&c->rx, now))
-			spray_queue_ack(c, now, &q);
+		spray_queue_acks(c, now, &q);
 		spray_queue_nacks(c, now, &q);
 	}
 	if (c->tx_ready && spray_txwin_outstanding(&c->tw)) {

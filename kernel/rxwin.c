@@ -108,8 +108,14 @@ static void rxw_advance(struct spray_rxwin *w, u64 now_ns)
 	u32 old = w->cum;
 	u32 psn;
 
-	while (w->cum != w->high && rxw_test(w->rcvd, w->cum))
+	while (w->cum != w->high && rxw_test(w->rcvd, w->cum)) {
+		/* the cumulative ack reports it */
+		if (rxw_test(w->unrep, w->cum)) {
+			rxw_clear(w->unrep, w->cum);
+			w->n_unrep--;
+		}
 		w->cum++;
+	}
 	/* forget bits that fall out of the ACK history */
 	for (psn = old - SPRAY_RXWIN_HIST; psn != w->cum - SPRAY_RXWIN_HIST;
 	     psn++) {
@@ -167,6 +173,8 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 	}
 
 	w->new++;
+	rxw_set(w->unrep, psn);
+	w->n_unrep++;
 	if (!(flags & SPRAY_F_RETX) && spray_psn_before(psn, w->high)) {
 		/*
 		 * An original arriving behind later psns: it was reordered
@@ -224,6 +232,8 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
  */
 bool spray_rxwin_ack_due(const struct spray_rxwin *w, u64 now_ns)
 {
+	if (w->ack_now & SPRAY_RXACK_MORE)
+		return true;
 	if (!w->unacked)
 		return false;
 	if (w->ack_now || w->unacked >= w->cfg.ack_every)
@@ -244,6 +254,22 @@ u64 spray_rxwin_ack_deadline(const struct spray_rxwin *w)
 	return w->first_unacked_ns + w->cfg.ack_delay_ns;
 }
 
+/* The lowest psn received and not yet reported by any ACK. */
+static u32 rxw_first_unrep(const struct spray_rxwin *w)
+{
+	u32 psn = w->cum, end = w->high, word;
+	u64 bits;
+
+	while (spray_psn_before(psn, end)) {
+		word = (psn & RXW_MASK) / 64;
+		bits = w->unrep[word] >> (psn % 64);
+		if (bits)
+			return psn + spray_ffs64(bits);
+		psn += 64 - psn % 64;
+	}
+	return end;
+}
+
 /**
  * spray_rxwin_build_ack() - fill an ACK and mark everything acknowledged
  * @w: receive window
@@ -262,7 +288,13 @@ void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 	u32 lo, base, psn, i;
 	u64 sack = 0, ecn = 0;
 
-	lo = w->unacked ? w->rep_lo : w->high;
+	/*
+	 * Start at the oldest psn no ACK has reported: with reordering the
+	 * psns received between two ACKs can span more than 64, and one left
+	 * out would look lost to the sender forever.
+	 */
+	lo = w->n_unrep ? rxw_first_unrep(w) :
+	     w->unacked ? w->rep_lo : w->high;
 	if (spray_psn_before(lo, w->cum - SPRAY_RXWIN_HIST))
 		lo = w->cum - SPRAY_RXWIN_HIST;
 	if (w->high - lo <= 64)
@@ -272,6 +304,11 @@ void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 
 	for (i = 0; i < 64; i++) {
 		psn = base + i;
+		if (!spray_psn_before(psn, w->cum) &&
+		    spray_psn_before(psn, w->high) && rxw_test(w->unrep, psn)) {
+			rxw_clear(w->unrep, psn);
+			w->n_unrep--;
+		}
 		if (spray_psn_before(psn, w->cum)) {
 			sack |= 1ULL << i;
 			if (!spray_psn_before(psn, w->cum - SPRAY_RXWIN_HIST) &&
@@ -298,7 +335,7 @@ void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 	ack->echo_psn = w->last_psn;
 
 	w->unacked = 0;
-	w->ack_now = 0;
+	w->ack_now = w->n_unrep ? SPRAY_RXACK_MORE : 0;
 	w->acks++;
 }
 

@@ -42,6 +42,7 @@ struct spray_rxwin_cfg {
 #define SPRAY_RXACK_CE		0x04	/* CE state changed (as DCTCP) */
 #define SPRAY_RXACK_REQ		0x08	/* sender set SPRAY_F_ACK_REQ */
 #define SPRAY_RXACK_FILL	0x10	/* a hole filled, cum jumped */
+#define SPRAY_RXACK_MORE	0x20	/* psns received, never reported yet */
 
 /**
  * struct spray_rxwin_nack - a run of missing psns to NACK
@@ -111,6 +112,8 @@ struct spray_rxwin {
 	u64	nacks;
 	u64	rcvd[SPRAY_RXWIN_RING / 64];
 	u64	blk_ns[SPRAY_RXWIN_RING / 64];
+	u64	unrep[SPRAY_RXWIN_RING / 64];
+	u32	n_unrep;
 	u64	cemap[SPRAY_RXWIN_RING / 64];
 };
 

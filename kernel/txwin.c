@@ -232,6 +232,9 @@ static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
 				tw->reo_obs_ns = (u32)min_t(u64, d, U32_MAX);
 		}
 		tw->rack_ns = max(tw->rack_ns, rec->sent_ns);
+		if (rec->ev < SPRAY_TX_MAX_EVS)
+			tw->ev_rack[rec->ev] = max(tw->ev_rack[rec->ev],
+						   rec->sent_ns);
 	}
 	tw->acked++;
 	sum->pkts++;
@@ -438,19 +441,32 @@ static u64 txw_loss_wait(const struct spray_txwin *tw)
 u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 			    const struct spray_txwin_ops *ops, void *ctx)
 {
-	u64 wait, deadline, next = 0;
+	u64 wait, wait_ev, deadline, next = 0;
 	struct spray_txrec *rec;
 	u32 psn;
 
 	if (!tw->rack_ns || !tw->inflight)
 		return 0;
 	wait = txw_loss_wait(tw);
+	/*
+	 * Overtaken on its own EV, a packet is lost after the plain RACK
+	 * window: one EV is one path and one queue, where packets stay in
+	 * order. Overtaken only on other EVs, it may just have met a longer
+	 * queue: the wider, adaptive window applies, and at least 2 srtt.
+	 */
+	wait_ev = (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) +
+		  max_t(u64, tw->min_rtt_ns / 4, tw->cfg.reorder_min_ns);
+	wait = max_t(u64, wait, 2ULL * tw->srtt_ns);
 	for (psn = tw->una; psn != tw->nxt; psn++) {
 		rec = &tw->ring[psn & tw->mask];
 		if (rec->state != SPRAY_TXREC_INFLIGHT ||
 		    rec->sent_ns > tw->rack_ns)
 			continue;
-		deadline = rec->sent_ns + wait;
+		if (rec->ev < SPRAY_TX_MAX_EVS &&
+		    rec->sent_ns < tw->ev_rack[rec->ev])
+			deadline = rec->sent_ns + wait_ev;
+		else
+			deadline = rec->sent_ns + wait;
 		if (now_ns >= deadline)
 			txw_mark_lost(tw, psn, rec, SPRAY_LOSS_RACK, ops, ctx);
 		else if (!next || deadline < next)

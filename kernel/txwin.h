@@ -11,6 +11,9 @@
 #include "wire.h"
 #include "pkt.h"
 
+/* EVs whose per-EV RACK state the window keeps (spray_path's maximum) */
+#define SPRAY_TX_MAX_EVS	256
+
 /* psns an RTO declares lost at most */
 #define SPRAY_TX_RTO_BURST	4
 
@@ -153,6 +156,7 @@ struct spray_txwin {
 	u8	reo_mult;
 	u32	reo_calm;
 	u32	reo_obs_ns;
+	u64	ev_rack[SPRAY_TX_MAX_EVS];
 	bool	failed;
 	u64	rto_start_ns;
 	u64	sent;

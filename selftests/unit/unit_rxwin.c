@@ -221,6 +221,29 @@ TEST(spray_rxwin_nack_scan__observed_reordering_widens_window)
 	EXPECT_EQ(out[0].psn, 3);
 }
 
+TEST(spray_rxwin_build_ack__every_psn_reported_once_at_least)
+{
+	struct spray_ack a;
+	u32 seen[3] = { 0 }, n = 0, i;
+	u32 want[3] = { 10, 100, 180 };
+
+	spray_rxwin_init(&w, 0, NULL);
+	rx(100, 1000);
+	rx(10, 1000);
+	rx(180, 1000);		/* 10 .. 180: more than one 64-psn range */
+	while (spray_rxwin_ack_due(&w, 1000000) && n < 8) {
+		spray_rxwin_build_ack(&w, 1000000, &a);
+		n++;
+		for (i = 0; i < 3; i++)
+			if (want[i] - a.sack_base < 64 &&
+			    (a.sack >> (want[i] - a.sack_base) & 1))
+				seen[i]++;
+	}
+	EXPECT_EQ(n, 3);
+	EXPECT(seen[0] && seen[1] && seen[2]);
+	EXPECT_EQ(spray_rxwin_ack_due(&w, 1000000), false);
+}
+
 TEST(spray_rxwin_nack_scan__waits_for_reorder_window)
 {
 	struct spray_rxwin_nack out[8];

@@ -180,20 +180,39 @@ TEST(spray_txwin_detect_loss__rack_after_reorder_window)
 	EXPECT_EQ(ack(0, 5, 1, 0, 2000, 22000, &s), 0);
 	EXPECT_EQ(ev.nlost, 0);
 	next = spray_txwin_detect_loss(&tw, 22000, &ops, NULL);
-	/* srtt 20 us + reorder 10 us */
-	EXPECT_EQ(next, 1000 + 20000 + 10000);
-	EXPECT_EQ(spray_txwin_detect_loss(&tw, 30999, &ops, NULL), next);
+	/*
+	 * Overtaken on other EVs only: srtt 20 us + reorder 10 us, but at
+	 * least 2 srtt.
+	 */
+	EXPECT_EQ(next, 1000 + 40000);
+	EXPECT_EQ(spray_txwin_detect_loss(&tw, 40999, &ops, NULL), next);
 	EXPECT_EQ(ev.nlost, 0);
-	spray_txwin_detect_loss(&tw, 31000, &ops, NULL);
+	spray_txwin_detect_loss(&tw, 41000, &ops, NULL);
 	EXPECT_EQ(ev.nlost, 4);
 	EXPECT_EQ(ev.why[SPRAY_LOSS_RACK], 4);
 	EXPECT_EQ(tw.lost, 4);
-	/* 4, 6, 7 (sent with 5) become lost at 32000 */
-	spray_txwin_detect_loss(&tw, 32000, &ops, NULL);
+	/* 4, 6, 7 (sent with 5) become lost at 42000 */
+	spray_txwin_detect_loss(&tw, 42000, &ops, NULL);
 	EXPECT_EQ(ev.nlost, 7);
 	EXPECT_EQ(ev.lost[4], 4);
 	EXPECT_EQ(ev.lost[5], 6);
 	EXPECT_EQ(tw.inflight, 0);
+}
+
+TEST(spray_txwin_detect_loss__overtaken_on_its_own_ev_is_lost_sooner)
+{
+	struct spray_txack_sum s;
+
+	setup(0);
+	spray_txwin_send_new(&tw, 1000, 3, 1, 0, 1000);	/* psn 0, EV 3 */
+	spray_txwin_send_new(&tw, 2000, 3, 1, 0, 1000);	/* psn 1, EV 3 */
+	EXPECT_EQ(ack(0, 1, 1, 0, 2000, 22000, &s), 0);	/* psn 1 acked */
+	/* one EV is one FIFO path: srtt 20 us + reorder 10 us is enough */
+	EXPECT_EQ(spray_txwin_detect_loss(&tw, 30999, &ops, NULL),
+		  1000 + 30000);
+	EXPECT_EQ(ev.nlost, 0);
+	spray_txwin_detect_loss(&tw, 31000, &ops, NULL);
+	EXPECT_EQ(ev.nlost, 1);
 }
 
 TEST(spray_txwin_next_retx__lowest_lost_then_reacked)
