@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "spraycoll.h"
@@ -56,13 +57,14 @@ static const char usage[] =
 "  --master ADDR:PORT   bootstrap address (default $MASTER_ADDR:$MASTER_PORT)\n"
 "  --port P             data port of rank r is P + r (default: ephemeral)\n"
 "  --shuffle            datagram transports: send chunks in random order\n"
+"  --no-counters        spray: do not read the transport's counters\n"
 "  --inject stall:R     testing: rank R stops in its first timed iteration\n"
 "  --inject noconnect:R testing: rank R closes its data socket at setup\n"
 "  -h, --help\n";
 
 enum {
 	OPT_LOCAL = 256, OPT_NETNS, OPT_ADDRS, OPT_ADDR, OPT_MASTER, OPT_PORT,
-	OPT_BOOT_TIMEOUT, OPT_HD_MAX, OPT_SHUFFLE, OPT_INJECT,
+	OPT_BOOT_TIMEOUT, OPT_HD_MAX, OPT_SHUFFLE, OPT_INJECT, OPT_NO_COUNTERS,
 };
 
 static const struct option long_opts[] = {
@@ -91,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "hd-max", required_argument, NULL, OPT_HD_MAX },
 	{ "shuffle", no_argument, NULL, OPT_SHUFFLE },
 	{ "inject", required_argument, NULL, OPT_INJECT },
+	{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
 	{ }
 };
 
@@ -156,6 +159,7 @@ static int parse_hostport(const char *s, const char **host, int *port)
 
 static int parse_opts(int argc, char **argv, struct sc_opts *o)
 {
+	int no_counters = 0;
 	long v;
 	int c;
 
@@ -294,6 +298,9 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 		case OPT_SHUFFLE:
 			o->shuffle = 1;
 			break;
+		case OPT_NO_COUNTERS:
+			no_counters = 1;
+			break;
 		case OPT_INJECT:
 			if (!strncmp(optarg, "stall:", 6) &&
 			    !parse_int(optarg + 6, "rank", 0, 4095, &v))
@@ -319,6 +326,7 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 		sc_err("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
+	o->counters = o->tp == TP_SPRAY && !no_counters;
 	if (o->tp == TP_UNIX && !o->chunk_set)
 		o->chunk = 32 << 10;
 	if (o->chunk < 1024 ||
@@ -414,10 +422,20 @@ static void progress(const struct transport *t, const char *what)
 	last_progress = now_s();
 }
 
+/* transport counters of this rank's namespace, read around each size */
+struct cnt {
+	const struct counters_src *src;
+	void *ctx;		/* NULL: not read here */
+	int owner;		/* first rank of its namespace: reports it */
+	struct counters_sample before;
+};
+
 /* one size: warm-up, timed loop, check, gather and report */
 static int run_size(struct transport *t, struct boot *b, size_t bytes,
-		    double *busbw_sum, long *wrong_total)
+		    double *busbw_sum, long *wrong_total, struct cnt *cn)
 {
+	struct counters_delta mine, *dall = NULL, sum;
+	struct counters_sample after;
 	const struct sc_opts *o = t->o;
 	int n = t->nranks, i, err = 0;
 	double *it = xzalloc(o->iters * sizeof(double));
@@ -428,6 +446,14 @@ static int run_size(struct transport *t, struct boot *b, size_t bytes,
 	struct coll c;
 	char ctx[160];
 
+	memset(&mine, 0, sizeof(mine));
+	memset(&sum, 0, sizeof(sum));
+	if (o->counters && cn->ctx && cn->owner &&
+	    cn->src->sample(cn->ctx, &cn->before)) {
+		sc_err("counters: reading them failed; not reported");
+		cn->src->close(cn->ctx);
+		cn->ctx = NULL;
+	}
 	coll_setup(&c, t, o->op, o->alg, o->hd_max, bytes);
 	if (o->op == OP_ALLREDUCE)
 		res.alg = c.alg == ALG_HD ? "hd" : "ring";
@@ -468,9 +494,23 @@ static int run_size(struct transport *t, struct boot *b, size_t bytes,
 			wrong = coll_check(&c);
 	}
 	coll_free(&c);
+	if (!err && t->ops->flush)
+		err = t->ops->flush(t, now_s() + o->timeout);
 	if (err) {
 		free(it);
 		return -1;
+	}
+	if (o->counters && cn->ctx && cn->owner) {
+		if (cn->src->sample(cn->ctx, &after)) {
+			sc_err("counters: reading them failed; not reported");
+			cn->src->close(cn->ctx);
+			cn->ctx = NULL;
+		} else {
+			counters_delta(&cn->before, &after, &mine);
+		}
+		free(after.path);
+		free(cn->before.path);
+		cn->before.path = NULL;
 	}
 
 	b->timeout = tb;
@@ -479,8 +519,11 @@ static int run_size(struct transport *t, struct boot *b, size_t bytes,
 		wall = xzalloc(n * sizeof(long));
 		txall = xzalloc(n * n * sizeof(uint64_t));
 	}
+	if (!t->rank && o->counters)
+		dall = xzalloc(n * sizeof(*dall));
 	if (boot_gather(b, it, all, o->iters * sizeof(double)) ||
 	    boot_gather(b, &wrong, wall, sizeof(long)) ||
+	    (o->counters && boot_gather(b, &mine, dall, sizeof(mine))) ||
 	    (o->per_peer &&
 	     boot_gather(b, t->tx_bytes, txall, n * sizeof(uint64_t)))) {
 		err = -1;
@@ -507,6 +550,11 @@ static int run_size(struct transport *t, struct boot *b, size_t bytes,
 				pt[i] = peer_el[i / n] > 0 ?
 					txall[i] / peer_el[i / n] / 1e9 : 0;
 		}
+		if (dall)
+			for (r = 0; r < n; r++)
+				counters_add(&sum, &dall[r]);
+		res.counters = o->counters;
+		res.cnt = sum.valid ? &sum : NULL;
 		res.wrong = wrong;
 		res.check = o->check;
 		res.peer_tx = pt;
@@ -522,14 +570,46 @@ out:
 	free(all);
 	free(wall);
 	free(txall);
+	free(dall);
 	return err;
+}
+
+/*
+ * Open the counters of this rank's network namespace. Counters are per
+ * namespace: of ranks sharing one, only the first reports them, so that
+ * rank 0's sums count each namespace once.
+ */
+static int cnt_open(struct cnt *cn, struct boot *b, int rank, int nranks)
+{
+	char key[64], *keys;
+	struct stat st;
+	int i;
+
+	cn->src = &counters_spray;
+	cn->ctx = cn->src->open(NULL);
+	memset(key, 0, sizeof(key));
+	gethostname(key, 40);
+	if (!stat("/proc/self/ns/net", &st))
+		snprintf(key + strlen(key), sizeof(key) - strlen(key),
+			 ":%llu:%llu", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+	keys = xzalloc(nranks * sizeof(key));
+	if (boot_allgather(b, key, keys, sizeof(key))) {
+		free(keys);
+		return -1;
+	}
+	cn->owner = 1;
+	for (i = 0; i < rank; i++)
+		if (!memcmp(keys + i * sizeof(key), key, sizeof(key)))
+			cn->owner = 0;
+	free(keys);
+	return 0;
 }
 
 static int run_rank(const struct sc_opts *o, int rank, int nranks,
 		    const char *master, int mport, int listen_fd)
 {
-	const struct counters_src *cs = &counters_none;
-	struct counters_sample cbefore, cafter;
+	struct cnt cn = { .src = &counters_none };
 	struct transport t;
 	struct boot b;
 	char ip[INET6_ADDRSTRLEN], *blobs = NULL, blob[SC_BLOB_MAX];
@@ -538,7 +618,6 @@ static int run_rank(const struct sc_opts *o, int rank, int nranks,
 	double busbw_sum = 0, last = now_s(), t_start = last;
 	long wrong_total = 0;
 	int nsizes = 0, err = -1, header = 0;
-	void *cctx;
 
 	sc_rank = rank;
 	last_progress = last;
@@ -568,25 +647,16 @@ static int run_rank(const struct sc_opts *o, int rank, int nranks,
 	    barrier(&b, o->boot_timeout))
 		goto out;
 
-	cctx = cs->open(NULL);
+	if (o->counters && cnt_open(&cn, &b, rank, nranks))
+		goto out;
 	if (!rank) {
 		report_header(o, nranks, alg_name(o, nranks));
 		header = 1;
 	}
 	for (s = o->minbytes;; s *= o->factor) {
-		cs->sample(cctx, &cbefore);
-		if (run_size(&t, &b, s, &busbw_sum, &wrong_total))
+		if (run_size(&t, &b, s, &busbw_sum, &wrong_total, &cn))
 			goto out_cs;
 		nsizes++;
-		cs->sample(cctx, &cafter);
-		if (!rank && !o->json) {
-			int i;
-
-			for (i = 0; i < cafter.n && i < cbefore.n; i++)
-				printf("#   %s: %llu\n", cafter.name[i],
-				       (unsigned long long)(cafter.val[i] -
-							    cbefore.val[i]));
-		}
 		if (!rank && (o->verbose || now_s() - last > 2)) {
 			sc_info("progress: size %zu done, %.1f s elapsed", s,
 				now_s() - t_start);
@@ -596,14 +666,24 @@ static int run_rank(const struct sc_opts *o, int rank, int nranks,
 		if (s > o->maxbytes / o->factor)
 			break;
 	}
+	/*
+	 * Every rank's sends are acknowledged (run_size flushed them); wait
+	 * until all ranks are there before closing the data socket: a rank
+	 * that closed while a peer still retransmits a message whose ACK was
+	 * lost would make that message fail at the peer (ECONNREFUSED).
+	 */
+	if ((t.ops->flush && t.ops->flush(&t, now_s() + o->timeout)) ||
+	    barrier(&b, o->timeout + 1))
+		goto out_cs;
 	err = 0;
 out_cs:
-	cs->close(cctx);
+	cn.src->close(cn.ctx);
 out:
 	if (!rank && header)
 		report_footer(o, nranks, wrong_total,
 			      nsizes ? busbw_sum / nsizes : 0,
 			      err ? -1 : nsizes);
+	t.failed = err;
 	t.ops->close(&t);
 	boot_close(&b);
 	free(blobs);

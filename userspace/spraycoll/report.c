@@ -5,8 +5,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "spraycoll.h"
+#include "counters.h"
 
 static const char *const tp_names[] = {
 	[TP_TCP] = "tcp", [TP_MPTCP] = "mptcp", [TP_SPRAY] = "spray",
@@ -53,6 +55,81 @@ void stats_compute(struct size_result *r, double *it_s, int n, int nranks,
 	r->busbw = r->algbw * busbw_factor(op, nranks);
 }
 
+/* AF_SPRAY counters (counters_spray's names, in its order) */
+const char *counters_spray_name(int i);
+
+static uint64_t cnt_val(const struct counters_delta *d, const char *name)
+{
+	const char *nm;
+	int i;
+
+	for (i = 0; i < COUNTERS_MAX && (nm = counters_spray_name(i)); i++)
+		if (!strcmp(nm, name))
+			return d->val[i];
+	return 0;
+}
+
+static uint64_t path_total(const struct counters_delta *d)
+{
+	uint64_t tot = 0;
+	uint32_t i;
+
+	for (i = 0; i < d->npath; i++)
+		tot += d->path_tx[i];
+	return tot;
+}
+
+struct path_share {
+	uint64_t total;
+	double min, max;	/* percent of the packets, over the paths */
+};
+
+static void path_share(const struct counters_delta *d, struct path_share *ps)
+{
+	uint32_t i;
+
+	ps->total = path_total(d);
+	ps->min = ps->max = 0;
+	for (i = 0; ps->total && i < d->npath; i++) {
+		double v = 100.0 * d->path_tx[i] / ps->total;
+
+		if (!i || v < ps->min)
+			ps->min = v;
+		if (!i || v > ps->max)
+			ps->max = v;
+	}
+}
+
+static void json_counters(const struct counters_delta *d)
+{
+	const char *nm;
+	uint64_t tot;
+	uint32_t i;
+	int k, c;
+
+	if (!d) {
+		printf(", \"spray\": null");
+		return;
+	}
+	printf(", \"spray\": {");
+	for (k = 0; k < COUNTERS_MAX && (nm = counters_spray_name(k)); k++) {
+		printf("%s\"", k ? ", " : "");
+		for (c = 0; nm[c]; c++)
+			putchar(nm[c] == '-' ? '_' : nm[c]);
+		printf("\": %llu", (unsigned long long)d->val[k]);
+	}
+	tot = path_total(d);
+	printf(", \"paths\": %u, \"path_tx_pkts\": [", d->npath);
+	for (i = 0; i < d->npath; i++)
+		printf("%s%llu", i ? ", " : "",
+		       (unsigned long long)d->path_tx[i]);
+	printf("], \"path_share_pct\": [");
+	for (i = 0; i < d->npath; i++)
+		printf("%s%.3f", i ? ", " : "",
+		       tot ? 100.0 * d->path_tx[i] / tot : 0.0);
+	printf("]}");
+}
+
 void report_header(const struct sc_opts *o, int nranks, const char *alg)
 {
 	nresults = 0;
@@ -73,9 +150,13 @@ void report_header(const struct sc_opts *o, int nranks, const char *alg)
 	       "%d warm-up, data check %s\n#\n", op_names[o->op],
 	       tp_names[o->tp], nranks, alg, o->iters, o->warmup,
 	       o->check ? "on" : "off");
-	printf("# %12s %12s %6s %10s %12s %12s %10s %10s %8s\n", "size",
+	printf("# %12s %12s %6s %10s %12s %12s %10s %10s %8s", "size",
 	       "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
 	       "p50(us)", "p99(us)", "#wrong");
+	if (o->counters)
+		printf(" %8s %8s %6s %13s", "retx", "ecn", "paths",
+		       "share%min-max");
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -94,6 +175,8 @@ void report_size(const struct sc_opts *o, int nranks, struct size_result *r)
 		       r->check ? r->wrong : -1L);
 		if (r->alg)
 			printf(", \"algorithm\": \"%s\"", r->alg);
+		if (r->counters)
+			json_counters(r->cnt);
 		if (r->peer_tx) {
 			printf(", \"peer_tx_gbps\": [");
 			for (i = 0; i < nranks; i++) {
@@ -117,8 +200,30 @@ void report_size(const struct sc_opts *o, int nranks, struct size_result *r)
 		printf("%8ld", r->wrong);
 	else
 		printf("%8s", "N/A");
+	if (r->counters && r->cnt) {
+		struct path_share ps;
+		char mm[32];
+
+		path_share(r->cnt, &ps);
+		snprintf(mm, sizeof(mm), "%.1f-%.1f", ps.min, ps.max);
+		printf(" %8llu %8llu %6u %13s",
+		       (unsigned long long)cnt_val(r->cnt, "retx-pkts"),
+		       (unsigned long long)cnt_val(r->cnt, "ecn-ce"),
+		       r->cnt->npath, ps.total ? mm : "-");
+	} else if (r->counters) {
+		printf(" %8s %8s %6s %13s", "-", "-", "-", "-");
+	}
 	printf("%s%s\n", r->alg && o->alg == ALG_AUTO ? "  " : "",
 	       r->alg && o->alg == ALG_AUTO ? r->alg : "");
+	if (r->counters && r->cnt && r->cnt->npath <= 16 &&
+	    path_total(r->cnt)) {
+		uint64_t tot = path_total(r->cnt);
+
+		printf("#   packets per path %%:");
+		for (i = 0; i < (int)r->cnt->npath; i++)
+			printf(" %.1f", 100.0 * r->cnt->path_tx[i] / tot);
+		printf("\n");
+	}
 	if (r->peer_tx) {
 		printf("#   per-peer tx GB/s (row: from rank, column: to rank)\n");
 		for (i = 0; i < nranks; i++) {

@@ -65,6 +65,7 @@ struct sc_opts {
 	size_t hd_max;		/* auto: halving-doubling up to this size */
 	int shuffle;		/* datagram transports: send chunks out of order */
 	int data_port;		/* 0: ephemeral */
+	int counters;		/* read transport counters around each size */
 
 	enum sc_launch launch;
 	int local_n;
@@ -137,6 +138,8 @@ struct transport_ops {
 	/* progress a group of transfers to completion */
 	int (*run)(struct transport *t, struct xfer *x, int n,
 		   double deadline);
+	/* optional: wait until everything sent is acknowledged */
+	int (*flush)(struct transport *t, double deadline);
 	void (*close)(struct transport *t);
 };
 
@@ -146,6 +149,7 @@ struct transport {
 	int rank, nranks;
 	uint32_t coll;		/* current collective id */
 	const char *ctx;	/* what is running, for error messages */
+	int failed;		/* close without waiting for acknowledgements */
 	uint64_t *tx_bytes;	/* per peer, payload bytes */
 	uint64_t *rx_bytes;
 	void *priv;
@@ -205,6 +209,7 @@ int coll_run(struct coll *c, double deadline);
 long coll_check(struct coll *c);
 
 /* report.c */
+struct counters_delta;
 struct size_result {
 	size_t bytes, count;
 	double avg_us, p50_us, p99_us, min_us, max_us;
@@ -213,6 +218,8 @@ struct size_result {
 	int check;
 	const char *alg;	/* resolved all-reduce algorithm, or NULL */
 	double *peer_tx;	/* nranks * nranks GB/s, or NULL */
+	int counters;		/* report transport counters */
+	const struct counters_delta *cnt;	/* summed, or NULL if unread */
 };
 
 void report_header(const struct sc_opts *o, int nranks, const char *alg);

@@ -22,8 +22,11 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <linux/errqueue.h>
+#include <linux/sockios.h>
 
 #include "spraycoll.h"
 #include "uapi/linux/spray.h"
@@ -44,6 +47,7 @@ struct spray_priv {
 	char *rbuf;
 	size_t rbuf_len;
 	int warned_stranger;
+	double drain_s;		/* close: how long to wait for SIOCOUTQ 0 */
 };
 
 static int spray_addr_from(const char *addr, int port,
@@ -87,6 +91,43 @@ static const char *spray_fmt(const void *a, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * AF_SPRAY buffers default to 16 MiB (two largest messages). Never lower
+ * them: SO_RCVBUF bounds the messages being reassembled from all peers, and
+ * senders to a full receiver are only slowed down. Raise SO_RCVBUF when the
+ * peers can have more chunks in flight than it holds (two per peer), with
+ * SO_RCVBUFFORCE first since net.core.rmem_max caps SO_RCVBUF.
+ */
+static void set_buf_min(int fd, int opt, int force, int want, const char *name)
+{
+	int cur = 0;
+	socklen_t len = sizeof(cur);
+
+	if (getsockopt(fd, SOL_SOCKET, opt, &cur, &len) || cur >= want)
+		return;
+	/* the kernel doubles the value it is given */
+	want /= 2;
+	if (setsockopt(fd, SOL_SOCKET, force, &want, sizeof(want)) &&
+	    setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want)))
+		return;
+	len = sizeof(cur);
+	if (!getsockopt(fd, SOL_SOCKET, opt, &cur, &len) && cur < 2 * want)
+		sc_info("%s is %d bytes, less than the %d wanted (raise "
+			"net.core.%cmem_max or run with CAP_NET_ADMIN)", name,
+			cur, 2 * want, opt == SO_RCVBUF ? 'r' : 'w');
+}
+
+static void spray_bufs(struct transport *t, struct spray_priv *sp)
+{
+	uint64_t want = (uint64_t)2 * (t->nranks - 1) * sp->rbuf_len;
+
+	if (want > (1u << 30))
+		want = 1u << 30;
+	set_buf_min(sp->fd, SO_RCVBUF, SO_RCVBUFFORCE, (int)want, "SO_RCVBUF");
+	want = (uint64_t)2 * sp->rbuf_len;
+	set_buf_min(sp->fd, SO_SNDBUF, SO_SNDBUFFORCE, (int)want, "SO_SNDBUF");
+}
+
 static int spray_open(struct transport *t, const char *addr, void *blob,
 		      size_t *bloblen)
 {
@@ -119,10 +160,15 @@ static int spray_open(struct transport *t, const char *addr, void *blob,
 			       strerror(errno));
 		return -1;
 	}
-	/* room for a few chunks in flight each way */
-	sz = sp->rbuf_len * 4 > (1u << 30) ? 1 << 30 : (int)sp->rbuf_len * 4;
-	setsockopt(sp->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	setsockopt(sp->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (sp->family == AF_SPRAY)
+		spray_bufs(t, sp);
+	else {
+		/* room for a few chunks in flight each way */
+		sz = sp->rbuf_len * 4 > (1u << 30) ? 1 << 30 :
+		     (int)sp->rbuf_len * 4;
+		setsockopt(sp->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		setsockopt(sp->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	}
 
 	memset(&ss, 0, sizeof(ss));
 	if (sp->family == AF_UNIX) {
@@ -354,6 +400,57 @@ static void shuffle(uint32_t *a, uint32_t n)
 	}
 }
 
+/*
+ * A message AF_SPRAY gives up on comes back on the error queue with its
+ * destination and our cookie (collective, step, chunk): name the peer.
+ * -1 if there was one, else 0.
+ */
+static int spray_errq(struct transport *t)
+{
+	struct spray_priv *sp = t->priv;
+	struct sockaddr_spray to;
+	char cbuf[CMSG_SPACE(sizeof(struct sock_extended_err)) +
+		  CMSG_SPACE(sizeof(uint64_t))], sa[96], dummy;
+	struct iovec iov = { &dummy, 1 };
+	struct msghdr m = {
+		.msg_name = &to, .msg_namelen = sizeof(to),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct sock_extended_err ee = { 0 };
+	struct cmsghdr *cm;
+	uint64_t cookie = 0;
+	int peer;
+
+	if (sp->family != AF_SPRAY)
+		return 0;
+	memset(&to, 0, sizeof(to));
+	if (recvmsg(sp->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SPRAY)
+			continue;
+		if (cm->cmsg_type == SPRAY_CMSG_ERR)
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+		else if (cm->cmsg_type == SPRAY_CMSG_COOKIE)
+			memcpy(&cookie, CMSG_DATA(cm), sizeof(cookie));
+	}
+	peer = peer_of(t, &to, m.msg_namelen);
+	sc_err("%s: cannot reach rank %d at %s: a %u-byte message "
+	       "(collective %u step %u chunk %u) failed: %s%s", t->ctx, peer,
+	       spray_fmt(&to, sa, sizeof(sa)), ee.ee_info,
+	       (unsigned int)(cookie >> 32),
+	       (unsigned int)(cookie >> 16) & 0xffff,
+	       (unsigned int)cookie & 0xffff,
+	       strerror(ee.ee_errno ? (int)ee.ee_errno : EIO),
+	       ee.ee_errno == ECONNREFUSED ?
+	       " (nothing bound at its spray port: did it exit?)" :
+	       ee.ee_errno == ETIMEDOUT ?
+	       " (retry limit reached: the peer or every path to it is "
+	       "gone)" : "");
+	return -1;
+}
+
 /* send chunks of @x until the socket is full; -1 error, 0 blocked, 1 sent */
 static int send_chunks(struct transport *t, struct xfer *x, int budget)
 {
@@ -378,7 +475,26 @@ static int send_chunks(struct transport *t, struct xfer *x, int budget)
 			.msg_namelen = sp->peer_len[x->peer],
 			.msg_iov = iov, .msg_iovlen = 2,
 		};
+		union {
+			char buf[CMSG_SPACE(sizeof(uint64_t))];
+			struct cmsghdr align;
+		} cbuf;
+		uint64_t cookie = (uint64_t)t->coll << 32 |
+				  (x->step & 0xffff) << 16 | (c & 0xffff);
 		char sa[96];
+
+		if (sp->family == AF_SPRAY) {
+			struct cmsghdr *cm;
+
+			memset(&cbuf, 0, sizeof(cbuf));
+			m.msg_control = cbuf.buf;
+			m.msg_controllen = sizeof(cbuf.buf);
+			cm = CMSG_FIRSTHDR(&m);
+			cm->cmsg_level = SOL_SPRAY;
+			cm->cmsg_type = SPRAY_CMSG_COOKIE;
+			cm->cmsg_len = CMSG_LEN(sizeof(cookie));
+			memcpy(CMSG_DATA(cm), &cookie, sizeof(cookie));
+		}
 
 		if (x->len == 0)
 			len = 0, iov[1].iov_len = 0, h.len = 0;
@@ -462,8 +578,37 @@ static int spray_run(struct transport *t, struct xfer *x, int n,
 			pfd.events |= POLLOUT;
 		/* POLLOUT of an unconnected datagram socket may not track the
 		 * receiver's queue: retry sends at least every millisecond */
-		poll(&pfd, 1, pending_send ? 1 : (int)(left * 1000) + 1);
+		if (poll(&pfd, 1, pending_send ? 1 : (int)(left * 1000) + 1) >
+		    0 && (pfd.revents & POLLERR) && spray_errq(t))
+			return -1;
 	}
+}
+
+/*
+ * Wait until the peers acknowledged everything sent (SIOCOUTQ 0): before
+ * reading the counters of a size, and before closing, which would drop the
+ * rest.
+ */
+static int spray_flush(struct transport *t, double deadline)
+{
+	struct spray_priv *sp = t->priv;
+	int outq = 0;
+
+	if (!sp || sp->family != AF_SPRAY || sp->fd < 0)
+		return 0;
+	while (!ioctl(sp->fd, SIOCOUTQ, &outq) && outq > 0) {
+		struct pollfd pfd = { .fd = sp->fd, .events = 0 };
+
+		if (now_s() > deadline) {
+			sc_err("%s: %d bytes sent are still not acknowledged "
+			       "after %.3g s", t->ctx, outq, t->o->timeout);
+			return -ETIMEDOUT;
+		}
+		if (poll(&pfd, 1, 1) > 0 && (pfd.revents & POLLERR) &&
+		    spray_errq(t))
+			return -1;
+	}
+	return 0;
 }
 
 static void spray_close(struct transport *t)
@@ -473,6 +618,11 @@ static void spray_close(struct transport *t)
 
 	if (!sp)
 		return;
+	/* closing drops what the peers have not acknowledged yet */
+	if (sp->fd >= 0 && !t->failed) {
+		t->ctx = "close";
+		spray_flush(t, now_s() + t->o->timeout + 5);
+	}
 	for (i = 0; i < t->nranks; i++) {
 		while (sp->uq[i]) {
 			struct umsg *u = sp->uq[i];
@@ -497,5 +647,6 @@ const struct transport_ops spray_ops = {
 	.open = spray_open,
 	.connect = spray_connect,
 	.run = spray_run,
+	.flush = spray_flush,
 	.close = spray_close,
 };
