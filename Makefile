@@ -7,6 +7,7 @@
 #   make install         module (+ depmod), uapi header and tools
 #   make test            everything, in the VM, on every kernel of the matrix
 #   make demo            the main job: a VM that shows AF_SPRAY working
+#   make bench           benchmarks against TCP and MPTCP (results in build/bench)
 #
 # The host kernel cannot load modules: see scripts/vm.sh.
 
@@ -22,7 +23,7 @@ DESTDIR	?=
 KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h include/uapi/linux/*.h)
 
 .PHONY: all module modules-all tools selftests unit check style install \
-	uninstall test demo clean FORCE
+	uninstall test demo bench clean FORCE
 
 all: module tools selftests
 
@@ -75,6 +76,11 @@ test:
 
 demo:
 	scripts/demo.sh
+
+# Benchmarks against TCP/MPTCP on a shaped 4-path fabric, in the VM
+# (Documentation/performance.rst); BENCH="-s 10 pair" picks the scenarios.
+bench:
+	scripts/bench/run.sh -k $(KVER) $(BENCH)
 
 clean:
 	rm -rf build
