@@ -20,6 +20,12 @@ W	?=
 PREFIX	?= /usr/local
 DESTDIR	?=
 
+# Copy the sources into build/KVER, only those whose content changed: a
+# copy keeps a fresh time stamp so kbuild never trusts an object compiled
+# from an older copy.
+SYNC = mkdir -p $(BUILD) && for f in Kbuild $$(find kernel include -type f); do \
+	d=$(BUILD)/$$f; mkdir -p $$(dirname $$d); cmp -s $$f $$d || cp $$f $$d; done
+
 KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h include/uapi/linux/*.h)
 
 .PHONY: all module modules-all tools selftests unit check style install \
@@ -30,8 +36,7 @@ all: module tools selftests
 # Out-of-tree builds for two kernels cannot share object files: each kernel
 # gets its own copy of the sources in build/KVER/.
 $(BUILD)/spray.ko: $(KERNEL_SRCS) FORCE
-	@mkdir -p $(BUILD)
-	@cp -p Kbuild $(BUILD)/ && cp -rp kernel include $(BUILD)/
+	@$(SYNC)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) W=$(W) modules
 
 module: $(BUILD)/spray.ko
@@ -51,8 +56,7 @@ unit:
 
 # sparse over every file, warnings are errors for us.
 check:
-	@mkdir -p $(BUILD)
-	@cp -p Kbuild $(BUILD)/ && cp -rp kernel include $(BUILD)/
+	@$(SYNC)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) C=2 CHECK=sparse W=1 modules 2>&1 | \
 		tee $(BUILD)/check.log
 	@! grep -E "warning:|error:" $(BUILD)/check.log
@@ -62,13 +66,25 @@ style:
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
 		-f kernel/*.c kernel/*.h include/uapi/linux/*.h
 
-install: module
+install: module tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
 	install -D -m 0644 include/uapi/linux/spray.h $(DESTDIR)$(PREFIX)/include/linux/spray.h
+	install -D -m 0644 include/uapi/linux/spray_netlink.h $(DESTDIR)$(PREFIX)/include/linux/spray_netlink.h
+	install -D -m 0755 userspace/sprayctl/sprayctl $(DESTDIR)$(PREFIX)/sbin/sprayctl
+	install -D -m 0755 userspace/spraycoll/spraycoll $(DESTDIR)$(PREFIX)/bin/spraycoll
+	install -D -m 0644 userspace/sprayctl/sprayctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/sprayctl.8
+	install -D -m 0644 userspace/spraycoll/spraycoll.1 $(DESTDIR)$(PREFIX)/share/man/man1/spraycoll.1
+	install -D -m 0644 Documentation/man/spray.7 $(DESTDIR)$(PREFIX)/share/man/man7/spray.7
+	install -D -m 0644 userspace/sprayctl/sprayctl.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/sprayctl
 
 uninstall:
-	rm -f /lib/modules/$(KVER)/updates/spray.ko* $(DESTDIR)$(PREFIX)/include/linux/spray.h
+	rm -f /lib/modules/$(KVER)/updates/spray.ko* $(DESTDIR)$(PREFIX)/include/linux/spray.h \
+		$(DESTDIR)$(PREFIX)/include/linux/spray_netlink.h $(DESTDIR)$(PREFIX)/sbin/sprayctl \
+		$(DESTDIR)$(PREFIX)/bin/spraycoll $(DESTDIR)$(PREFIX)/share/man/man8/sprayctl.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/spraycoll.1 $(DESTDIR)$(PREFIX)/share/man/man7/spray.7 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/sprayctl
 	depmod -a $(KVER)
 
 test:
