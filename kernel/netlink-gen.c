@@ -66,7 +66,7 @@ static const struct genl_split_ops spray_nl_ops[] = {
 		.doit		= spray_nl_config_set_doit,
 		.policy		= spray_config_set_nl_policy,
 		.maxattr	= SPRAY_A_CONFIG_IDLE_TIMEOUT_MS,
-		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+		.flags		= GENL_CMD_CAP_DO,
 	},
 	{
 		.cmd	= SPRAY_CMD_STATS_GET,

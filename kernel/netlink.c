@@ -151,6 +151,13 @@ int spray_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	int err = 0;
 	int i;
 
+	/* as GENL_UNS_ADMIN_PERM: the namespace's owner, not init_user_ns */
+	if (!netlink_ns_capable(skb, genl_info_net(info)->user_ns,
+				CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "needs CAP_NET_ADMIN over the network namespace");
+		return -EPERM;
+	}
 	for (i = 1; i <= SPRAY_A_CONFIG_MAX; i++)
 		any |= !!tb[i];
 	if (!any) {

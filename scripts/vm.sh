@@ -48,7 +48,7 @@ if [ ! -s "$initrd" ] || [ "$initrd" -ot "$0" ]; then
 	trap 'rm -rf "$root"' EXIT
 	mkdir -p "$root"/{bin,dev,proc,sys,newroot,mods}
 	cp /usr/bin/busybox "$root/bin/busybox"
-	for a in sh mount umount insmod mkdir chroot poweroff echo cat sleep ls; do
+	for a in sh mount umount insmod mkdir chroot switch_root poweroff echo cat sleep ls; do
 		ln -s busybox "$root/bin/$a"
 	done
 	n=0
@@ -79,7 +79,9 @@ umount /proc /sys /dev
 mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
 mount -t devtmpfs dev /newroot/dev
-exec chroot /newroot /bin/sh /mnt/.vm-run
+# switch_root, not chroot: a chrooted process may not create user
+# namespaces, and the tests need them.
+exec switch_root /newroot /bin/sh /mnt/.vm-run
 INIT
 	chmod +x "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp"
