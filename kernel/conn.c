@@ -427,34 +427,40 @@ static struct sk_buff *spray_nack_skb(const struct spray_addr *to,
 			       49152 + get_random_u32_below(16384));
 }
 
+/* A NACK of @count psns from @psn, with the current cumulative ACK and grant. */
+static void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count,
+			     u8 reason, struct sk_buff_head *q)
+{
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+
+	p.type = SPRAY_T_NACK;
+	p.src_cid = c->tx_ready ? c->local_cid : c->peer_cid;
+	p.dst_cid = c->peer_cid;
+	p.nack.psn = psn;
+	p.nack.count = count;
+	p.nack.reason = reason;
+	p.nack.cum_psn = c->rx.cum;
+	p.nack.grant_psn = spray_conn_grant(c);
+	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
+	if (!skb)
+		return;
+	__skb_queue_tail(q, skb);
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_TX);
+}
+
 static void spray_queue_nacks(struct spray_conn *c, u64 now,
 			      struct sk_buff_head *q)
 {
 	struct spray_rxwin_nack nk[4];
-	struct spray_pkt p;
-	struct sk_buff *skb;
 	u32 n, i, rtt;
 
 	if (!c->peer_cid)
 		return;
 	rtt = c->tx_ready && c->tw.srtt_ns ? c->tw.srtt_ns : 1000000;
 	n = spray_rxwin_nack_scan(&c->rx, now, rtt, nk, ARRAY_SIZE(nk));
-	for (i = 0; i < n; i++) {
-		memset(&p, 0, sizeof(p));
-		p.type = SPRAY_T_NACK;
-		p.src_cid = c->tx_ready ? c->local_cid : c->peer_cid;
-		p.dst_cid = c->peer_cid;
-		p.nack.psn = nk[i].psn;
-		p.nack.count = nk[i].count;
-		p.nack.reason = SPRAY_NACK_LOSS;
-		p.nack.cum_psn = c->rx.cum;
-		p.nack.grant_psn = spray_conn_grant(c);
-		skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
-		if (!skb)
-			return;
-		__skb_queue_tail(q, skb);
-		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_TX);
-	}
+	for (i = 0; i < n; i++)
+		spray_queue_nack(c, nk[i].psn, nk[i].count, SPRAY_NACK_LOSS, q);
 }
 
 static void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q)
@@ -963,26 +969,11 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 	rm = spray_rmsg_get(c, p);
 	if (!rm || spray_rmsg_fill(rm, skb, p->hdr_len, p->data.frag_off,
 				   p->data.frag_len)) {
-		struct spray_pkt nk = {};
-		struct sk_buff *n;
-
 		/*
 		 * No memory or buffer: not received. Tell the sender it was
 		 * refused, not lost: it resends without spending retries.
 		 */
-		nk.type = SPRAY_T_NACK;
-		nk.src_cid = c->tx_ready ? c->local_cid : c->peer_cid;
-		nk.dst_cid = c->peer_cid;
-		nk.nack.psn = p->psn;
-		nk.nack.count = 1;
-		nk.nack.reason = SPRAY_NACK_NO_BUF;
-		nk.nack.cum_psn = c->rx.cum;
-		nk.nack.grant_psn = spray_conn_grant(c);
-		n = spray_pkt_skb(c, &nk, 0, spray_ctrl_ev(c));
-		if (n) {
-			__skb_queue_tail(q, n);
-			spray_mib_inc(sn, SPRAY_MIB_NACK_TX);
-		}
+		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_NO_BUF, q);
 		return;
 	}
 	err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce, p->data.ts_ns,
