@@ -64,7 +64,8 @@ check:
 style:
 	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f kernel/*.c kernel/*.h include/uapi/linux/*.h
+		-f $(filter-out kernel/netlink-gen.%,$(wildcard kernel/*.c kernel/*.h)) \
+		include/uapi/linux/spray.h
 
 install: module tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) INSTALL_MOD_DIR=updates modules_install

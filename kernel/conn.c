@@ -1103,8 +1103,9 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 	int err;
 
 	__skb_queue_head_init(&q);
-	err = spray_pkt_parse(skb_header_pointer(skb, 0, min_t(u32, len,
-					sizeof(hdr)), hdr) ?: hdr, len, &p);
+	err = spray_pkt_parse(skb_header_pointer(skb, 0,
+						 min_t(u32, len, sizeof(hdr)),
+						 hdr) ?: hdr, len, &p);
 	if (err) {
 		spray_mib_drop(sn, -err);
 		goto out;
@@ -1221,9 +1222,10 @@ static void spray_conn_arm(struct spray_conn *c, u64 now)
 	if (c->peer_cid) {
 		if (c->rx.unacked)
 			t = spray_earliest(t, spray_rxwin_ack_deadline(&c->rx));
-		t = spray_earliest(t, spray_rxwin_nack_deadline(&c->rx,
-				c->tx_ready && c->tw.srtt_ns ?
-				c->tw.srtt_ns : 1000000));
+		u32 rtt = c->tx_ready && c->tw.srtt_ns ? c->tw.srtt_ns :
+			  1000000;
+
+		t = spray_earliest(t, spray_rxwin_nack_deadline(&c->rx, rtt));
 	}
 	if (c->tx_ready && spray_txwin_outstanding(&c->tw))
 		t = spray_earliest(t, spray_txwin_rto_deadline(&c->tw));

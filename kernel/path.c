@@ -137,9 +137,10 @@ static u32 path_badness(struct spray_path *p, u32 idx, u64 now_ns, int avoid)
  *
  * A DOWN EV whose probe time has come is returned first (once per probe
  * interval), for first transmissions only: a retransmission never rides a
- * probe, or a packet could exhaust its retries on a dead path. Otherwise the next EV of the round's permutation that is
- * ACTIVE; if none is, the first of the least bad (AVOIDED before DOWN)
- * from the current position, so the load still spreads.
+ * probe, or a packet could exhaust its retries on a dead path. Otherwise
+ * the next EV of the round's permutation that is ACTIVE; if none is, the
+ * first of the least bad (AVOIDED before DOWN) from the current position,
+ * so the load still spreads.
  *
  * Return: the EV index; spray_path_port() gives the UDP source port.
  */

@@ -54,7 +54,7 @@ void spray_rxwin_init(struct spray_rxwin *w, u32 isn,
 		      const struct spray_rxwin_cfg *cfg)
 {
 	BUILD_BUG_ON(SPRAY_RXWIN_RING & (SPRAY_RXWIN_RING - 1));
-	BUILD_BUG_ON(SPRAY_RXWIN_RING < SPRAY_RXWIN_BITS + SPRAY_RXWIN_HIST);
+	BUILD_BUG_ON(SPRAY_RXWIN_BITS + SPRAY_RXWIN_HIST > SPRAY_RXWIN_RING);
 	BUILD_BUG_ON(SPRAY_RXWIN_HIST != 64);
 	BUILD_BUG_ON(SPRAY_RXWIN_FAR <= SPRAY_RXWIN_BITS);
 
@@ -245,7 +245,7 @@ bool spray_rxwin_ack_due(const struct spray_rxwin *w, u64 now_ns)
  * spray_rxwin_ack_deadline() - when the delayed-ACK timer must fire
  * @w: receive window
  *
- * Return: absolute time, or 0 if no packet awaits acknowledgement.
+ * Return: absolute time, or 0 if no packet awaits acknowledgment.
  */
 u64 spray_rxwin_ack_deadline(const struct spray_rxwin *w)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * AF_SPRAY receive window of one connection: duplicate detection, cumulative
- * and selective acknowledgement, per-packet ECN record, ACK coalescing and
+ * and selective acknowledgment, per-packet ECN record, ACK coalescing and
  * NACK of holes that reordering can no longer explain.
  */
 #ifndef _SPRAY_RXWIN_H

@@ -135,14 +135,14 @@ struct spray_mib {
  */
 struct spray_net {
 	struct net		*net;
-	struct mutex		udp_lock;
+	struct mutex		udp_lock;	/* udp_sock, udp6_sock */
 	struct socket		*udp_sock;
 	struct socket		*udp6_sock;
 	u16			udp_bound_port;
-	spinlock_t		port_lock;
+	spinlock_t		port_lock;	/* ports, nr_bound */
 	struct hlist_head	ports[SPRAY_PORT_HASH_SIZE];
 	unsigned int		nr_bound;
-	struct mutex		config_lock;
+	struct mutex		config_lock;	/* writers of cfg */
 	struct spray_config	cfg;
 	struct spray_mib __percpu *mib;
 	atomic_t		next_conn_id;
@@ -190,7 +190,7 @@ struct spray_sock {
 	bool			bound;
 	struct spray_addr	local;
 
-	spinlock_t		lock;
+	spinlock_t		lock;	/* all below, connections */
 	bool			dead;
 	struct hlist_head	conns[1 << SPRAY_CONN_HASH_BITS];
 	unsigned int		nconns;

@@ -251,7 +251,8 @@ int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		*payload = max(mtu, 576U) - sizeof(struct iphdr) -
 			   sizeof(struct udphdr);
 		return 0;
-	} else {
+	}
+	{
 		struct dst_entry *dst;
 		struct flowi6 fl6;
 

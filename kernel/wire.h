@@ -33,9 +33,9 @@
 /**
  * enum spray_type - packet types (spray_hdr.type)
  * @SPRAY_T_DATA: one fragment of a message, sequenced by psn.
- * @SPRAY_T_ACK: coalesced cumulative + selective acknowledgement, ECN echo,
+ * @SPRAY_T_ACK: coalesced cumulative + selective acknowledgment, ECN echo,
  *	RTT echo and receiver credit (grant).
- * @SPRAY_T_NACK: negative acknowledgement of a run of psns, with a reason.
+ * @SPRAY_T_NACK: negative acknowledgment of a run of psns, with a reason.
  * @SPRAY_T_PROBE: path probe sent on one EV, answered by an ACK with
  *	SPRAY_F_PROBE set, not sequenced.
  * @SPRAY_T_CLOSE: the sender ends the incarnation named by src_cid; the
