@@ -159,7 +159,7 @@ int spray_path_pick(struct spray_path *p, u64 now_ns, int avoid,
 			    now_ns < ev->probe_at_ns)
 				continue;
 			ev->probe_at_ns = now_ns + ev->probe_gap_ns;
-			ev->probe_gap_ns = min_t(u32, ev->probe_gap_ns * 2ULL,
+			ev->probe_gap_ns = min_t(u64, ev->probe_gap_ns * 2ULL,
 						 p->cfg.probe_max_ns);
 			ev->probes++;
 			ev->tx++;

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PKGS=(
-	build-essential make gcc clang libclang-rt-14-dev sparse kmod cpio
+	build-essential make gcc clang libclang-rt-14-dev llvm sparse kmod cpio
 	xz-utils zstd
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12

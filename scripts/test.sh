@@ -3,7 +3,8 @@
 #   1. install what is missing (scripts/deps.sh),
 #   2. build the module for every kernel of the matrix (W=1), the tools and
 #      the selftests,
-#   3. run the userspace unit tests (ASan + UBSan) on the host,
+#   3. run the userspace unit tests (ASan + UBSan) and the fuzz harnesses
+#      (libFuzzer, a short bounded run each) on the host,
 #   4. boot each kernel of the matrix in QEMU and run the selftests there.
 # Ends with "N passed, N failed"; exits non-zero on any failure.
 #
@@ -64,6 +65,13 @@ if [ -d selftests/unit ]; then
 	cat "$results/unit.log"
 	grep -E "^(ok|not ok) " "$results/unit.log" >"$results/unit.tap"
 	[ $rc -eq 0 ] || echo "not ok - unit tests exited $rc" >>"$results/unit.tap"
+fi
+if [ -d selftests/fuzz ]; then
+	make --no-print-directory -C selftests/fuzz check >"$results/fuzz.log" 2>&1
+	rc=$?
+	grep -E "^(ok|not ok|#) " "$results/fuzz.log"
+	grep -E "^(ok|not ok) " "$results/fuzz.log" >"$results/fuzz.tap"
+	[ $rc -eq 0 ] || echo "not ok - fuzz harnesses exited $rc (log: $results/fuzz.log)" >>"$results/fuzz.tap"
 fi
 if [ -x selftests/spraycoll/run.sh ]; then
 	selftests/spraycoll/run.sh >"$results/spraycoll-host.log" 2>&1

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_pkt: spray_pkt_parse() on arbitrary bytes, every packet type.
+ *
+ * The input is one UDP payload. It is parsed from a buffer that ends exactly
+ * where the input ends (ASan catches any read past it) and starts at an odd
+ * address (UBSan catches any misaligned load). Checks:
+ * - a drop returns one of the parser's reasons and names it;
+ * - an accepted packet satisfies everything spray_pkt_parse() promises:
+ *   known type, only the flags of the type, non-zero ports and src_cid,
+ *   hdr_len the type's, control packets exactly that long; DATA with
+ *   1 <= msg_len <= 8 MiB, frag_len the payload length, fragment inside
+ *   the message; NACK count 1..SPRAY_NACK_MAX_COUNT and a known reason;
+ * - spray_pkt_build() of the parsed packet gives back the input bytes
+ *   (but the reserved fields, zero on send and ignored on receive) and
+ *   parses to the same fields.
+ */
+#include "pkt.h"
+#include "fuzz.h"
+
+/* byte offsets of the reserved fields of each type, from wire.h */
+static void zero_reserved(u8 *b, u8 type)
+{
+	b[22] = 0;
+	b[23] = 0;
+	switch (type) {
+	case SPRAY_T_DATA:
+		b[SPRAY_HDR_LEN + 14] = 0;
+		b[SPRAY_HDR_LEN + 15] = 0;
+		break;
+	case SPRAY_T_ACK:
+		b[SPRAY_HDR_LEN + 42] = 0;
+		b[SPRAY_HDR_LEN + 43] = 0;
+		break;
+	case SPRAY_T_NACK:
+		b[SPRAY_HDR_LEN + 7] = 0;
+		break;
+	case SPRAY_T_PROBE:
+		memset(b + SPRAY_HDR_LEN + 12, 0, 4);
+		break;
+	}
+}
+
+static void same_pkt(const struct spray_pkt *a, const struct spray_pkt *b)
+{
+	FZ_CHECK(a->type == b->type && a->flags == b->flags &&
+		 a->sport == b->sport && a->dport == b->dport &&
+		 a->src_cid == b->src_cid && a->dst_cid == b->dst_cid &&
+		 a->psn == b->psn && a->ev == b->ev &&
+		 a->hdr_len == b->hdr_len, "common header differs");
+	switch (a->type) {
+	case SPRAY_T_DATA:
+		FZ_CHECK(a->data.msg_id == b->data.msg_id &&
+			 a->data.msg_len == b->data.msg_len &&
+			 a->data.frag_off == b->data.frag_off &&
+			 a->data.frag_len == b->data.frag_len &&
+			 a->data.ts_ns == b->data.ts_ns, "DATA differs");
+		break;
+	case SPRAY_T_ACK:
+		FZ_CHECK(a->ack.cum_psn == b->ack.cum_psn &&
+			 a->ack.sack_base == b->ack.sack_base &&
+			 a->ack.sack == b->ack.sack &&
+			 a->ack.ecn == b->ack.ecn &&
+			 a->ack.ts_echo == b->ack.ts_echo &&
+			 a->ack.hold_ns == b->ack.hold_ns &&
+			 a->ack.grant_psn == b->ack.grant_psn &&
+			 a->ack.ev_echo == b->ack.ev_echo &&
+			 a->ack.echo_psn == b->ack.echo_psn, "ACK differs");
+		break;
+	case SPRAY_T_NACK:
+		FZ_CHECK(a->nack.psn == b->nack.psn &&
+			 a->nack.count == b->nack.count &&
+			 a->nack.reason == b->nack.reason &&
+			 a->nack.cum_psn == b->nack.cum_psn &&
+			 a->nack.grant_psn == b->nack.grant_psn,
+			 "NACK differs");
+		break;
+	case SPRAY_T_PROBE:
+		FZ_CHECK(a->probe.ts_ns == b->probe.ts_ns &&
+			 a->probe.probe_id == b->probe.probe_id,
+			 "PROBE differs");
+		break;
+	}
+}
+
+static u16 type_flags(u8 type)
+{
+	switch (type) {
+	case SPRAY_T_DATA:
+		return SPRAY_F_DATA_MASK;
+	case SPRAY_T_ACK:
+		return SPRAY_F_ACK_MASK;
+	case SPRAY_T_NACK:
+		return SPRAY_F_NACK_MASK;
+	case SPRAY_T_PROBE:
+		return SPRAY_F_PROBE_MASK;
+	}
+	return SPRAY_F_CLOSE_MASK;
+}
+
+static void check_accepted(const u8 *in, u32 len, const struct spray_pkt *p)
+{
+	struct spray_pkt again;
+	u8 *out, *want;
+	int n;
+
+	FZ_CHECK(p->type >= SPRAY_T_DATA && p->type < __SPRAY_T_MAX,
+		 "type %u", p->type);
+	FZ_CHECK(!(p->flags & ~type_flags(p->type)), "flags %#x type %u",
+		 p->flags, p->type);
+	FZ_CHECK(p->sport && p->dport && p->src_cid, "zero port or cid");
+	FZ_CHECK(p->hdr_len == spray_pkt_hdr_len(p->type) && p->hdr_len &&
+		 p->hdr_len <= len, "hdr_len %u len %u", p->hdr_len, len);
+	if (p->type == SPRAY_T_DATA) {
+		FZ_CHECK(p->data.msg_len >= 1 &&
+			 p->data.msg_len <= SPRAY_WIRE_MAX_MSG,
+			 "msg_len %u", p->data.msg_len);
+		FZ_CHECK(p->data.frag_len && p->data.frag_len == len - p->hdr_len,
+			 "frag_len %u payload %u", p->data.frag_len,
+			 len - p->hdr_len);
+		FZ_CHECK((u64)p->data.frag_off + p->data.frag_len <=
+			 p->data.msg_len, "fragment %u+%u beyond %u",
+			 p->data.frag_off, p->data.frag_len, p->data.msg_len);
+	} else {
+		FZ_CHECK(len == p->hdr_len, "control packet of %u bytes", len);
+	}
+	if (p->type == SPRAY_T_NACK) {
+		FZ_CHECK(p->nack.count >= 1 &&
+			 p->nack.count <= SPRAY_NACK_MAX_COUNT,
+			 "NACK count %u", p->nack.count);
+		FZ_CHECK(p->nack.reason >= SPRAY_NACK_LOSS &&
+			 p->nack.reason < __SPRAY_NACK_MAX,
+			 "NACK reason %u", p->nack.reason);
+	}
+
+	/* round trip: build gives the input back, reserved fields zeroed */
+	out = malloc(p->hdr_len);
+	want = malloc(p->hdr_len);
+	FZ_CHECK(out && want, "malloc");
+	FZ_CHECK(spray_pkt_build(out, p->hdr_len - 1, p) == -ENOSPC,
+		 "build into a short buffer");
+	n = spray_pkt_build(out, p->hdr_len, p);
+	FZ_CHECK(n == (int)p->hdr_len, "build returned %d", n);
+	memcpy(want, in, p->hdr_len);
+	zero_reserved(want, p->type);
+	FZ_CHECK(!memcmp(out, want, p->hdr_len), "rebuilt headers differ");
+	free(want);
+	free(out);
+
+	/* and the rebuilt packet parses the same (payload from the input) */
+	out = malloc(len);
+	FZ_CHECK(out, "malloc");
+	memcpy(out, in, len);
+	zero_reserved(out, p->type);
+	FZ_CHECK(spray_pkt_parse(out, len, &again) == 0, "rebuilt refused");
+	same_pkt(p, &again);
+	free(out);
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct spray_pkt p;
+	u32 len = size > 0x100000 ? 0x100000 : (u32)size;
+	const char *name;
+	u8 *raw, *buf;
+	int ret;
+
+	/* an odd address, and the last byte at the end of the allocation */
+	raw = malloc(len + 1);
+	FZ_CHECK(raw, "malloc");
+	buf = raw + 1;
+	memcpy(buf, data, len);
+
+	ret = spray_pkt_parse(buf, len, &p);
+	FZ_CHECK(ret <= 0, "parse returned %d", ret);
+	if (ret) {
+		FZ_CHECK(-ret >= SPRAY_DROP_SHORT && -ret <= SPRAY_DROP_FIELD,
+			 "drop reason %d", -ret);
+		name = spray_drop_reason_name((enum spray_drop_reason)-ret);
+		FZ_CHECK(name && strcmp(name, "unknown") && strcmp(name, "none"),
+			 "reason %d has no name", -ret);
+	} else {
+		check_accepted(buf, len, &p);
+	}
+
+	/* names of arbitrary reasons and lengths of arbitrary types */
+	if (len) {
+		name = spray_drop_reason_name((enum spray_drop_reason)buf[0]);
+		FZ_CHECK(name, "NULL name");
+		ret = (int)spray_pkt_hdr_len(buf[0]);
+		FZ_CHECK(ret == 0 || ret >= SPRAY_HDR_LEN, "hdr_len %d", ret);
+	}
+	free(raw);
+	return 0;
+}
