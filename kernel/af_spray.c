@@ -97,6 +97,19 @@ int spray_addr_to_user(const struct spray_addr *a, struct sockaddr_spray *sa)
 	return sizeof(*sa);
 }
 
+/*
+ * AF_SPRAY is reliable unicast: a multicast or broadcast destination would
+ * have every listener answer. Directed broadcasts are refused by the route
+ * type when the path is looked up (spray_udp_path()).
+ */
+static bool spray_addr_unicast(const struct spray_addr *a)
+{
+	if (a->af == AF_INET)
+		return !ipv4_is_multicast(a->v6.s6_addr32[3]) &&
+		       !ipv4_is_lbcast(a->v6.s6_addr32[3]);
+	return !ipv6_addr_is_multicast(&a->v6);
+}
+
 /* A specific bind address must be configured on this namespace. */
 static int spray_addr_check_local(struct net *net, const struct spray_addr *a)
 {
@@ -233,10 +246,15 @@ static int spray_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	err = spray_addr_from_user(msg->msg_name, msg->msg_namelen, &to);
 	if (err)
 		return err;
-	if (!to.port || spray_addr_is_any(&to))
+	if (!to.port || spray_addr_is_any(&to) || !spray_addr_unicast(&to))
 		return -EINVAL;
 	if (!len)
 		return -EINVAL;
+	if (READ_ONCE(sock->sk->sk_shutdown) & SEND_SHUTDOWN) {
+		if (!(msg->msg_flags & MSG_NOSIGNAL))
+			send_sig(SIGPIPE, current, 0);
+		return -EPIPE;
+	}
 	if (len > READ_ONCE(sn->cfg.max_msg))
 		return -EMSGSIZE;
 	err = spray_parse_cmsgs(msg, &cookie);
@@ -323,7 +341,8 @@ static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		if (signal_pending(current))
 			return sock_intr_errno(timeo);
 		add_wait_queue(sk_sleep(sk), &wait);
-		if (!spray_rx_ready(ss))
+		if (!spray_rx_ready(ss) &&
+		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))
 			timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
 		remove_wait_queue(sk_sleep(sk), &wait);
 		spin_lock_bh(&ss->lock);
@@ -391,12 +410,18 @@ static __poll_t spray_poll(struct file *file, struct socket *sock,
 {
 	struct sock *sk = sock->sk;
 	__poll_t mask = 0;
+	u8 shutdown;
 
 	sock_poll_wait(file, sock, wait);
 	if (!skb_queue_empty_lockless(&sk->sk_error_queue))
 		mask |= EPOLLERR | EPOLLPRI;
 	if (READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	if (spray_rx_ready(spray_sk(sk)))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (spray_sock_wspace(sk))
@@ -404,6 +429,28 @@ static __poll_t spray_poll(struct file *file, struct socket *sock,
 	else
 		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
 	return mask;
+}
+
+/*
+ * shutdown(): SHUT_RD ends reading once the queue is empty (recvmsg returns
+ * 0), SHUT_WR makes sendmsg fail with EPIPE. Threads sleeping in either
+ * call wake up and return: the way to stop a thread blocked on a socket
+ * that another thread is about to close.
+ */
+static int spray_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+
+	/* SHUT_RD (0), SHUT_WR (1), SHUT_RDWR (2) -> RCV_, SEND_, both */
+	how++;
+	if (how <= 0 || how > SHUTDOWN_MASK)
+		return -EINVAL;
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+	release_sock(sk);
+	/* wakes every sleeper of the socket, readers and writers */
+	sk->sk_state_change(sk);
+	return 0;
 }
 
 static int spray_setsockopt(struct socket *sock, int level, int optname,
@@ -423,6 +470,11 @@ static int spray_setsockopt(struct socket *sock, int level, int optname,
 		if (val != 0 && val != 1)
 			return -EINVAL;
 		WRITE_ONCE(ss->ordered, val);
+		return 0;
+	case SPRAY_CC_MODE:
+		if (val < SPRAY_CC_OFF || val > SPRAY_CC_BOTH)
+			return -EINVAL;
+		spray_sock_set_cc_mode(ss, val);
 		return 0;
 	default:
 		return -ENOPROTOOPT;
@@ -445,6 +497,9 @@ static int spray_getsockopt(struct socket *sock, int level, int optname,
 	case SPRAY_ORDERED:
 		val = READ_ONCE(ss->ordered);
 		break;
+	case SPRAY_CC_MODE:
+		val = READ_ONCE(ss->cc_mode);
+		break;
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -466,7 +521,7 @@ static const struct proto_ops spray_dgram_ops = {
 	.poll		= spray_poll,
 	.ioctl		= spray_ioctl,
 	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
+	.shutdown	= spray_shutdown,
 	.setsockopt	= spray_setsockopt,
 	.getsockopt	= spray_getsockopt,
 	.sendmsg	= spray_sendmsg,
@@ -501,6 +556,7 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	INIT_HLIST_NODE(&ss->bind_node);
 	spin_lock_init(&ss->lock);
 	INIT_LIST_HEAD(&ss->rxq);
+	ss->cc_mode = READ_ONCE(spray_net(net)->cfg.cc_mode);
 	return 0;
 }
 

@@ -7,7 +7,7 @@
  *				 cwnd += acked * (target - delay) / target
  *	no ECN, delay >= target: fair increase, cwnd += mtu * acked / cwnd
  *	ECN, delay >= target:    cwnd *= max(1 - 0.8 (delay - target) / delay,
- *				 0.5), at most once per base RTT
+ *				 0.5), at most once per RTT (the ACK's sample)
  *	ECN, delay < target:     hold
  * bounded by [min_cwnd, max_cwnd], max 1.5 BDP by default.
  *
@@ -117,13 +117,20 @@ void spray_nscc_on_ack(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
 	avg = cc->avg_delay_ns;
 
 	if (sum->ce_pkts && avg >= target && avg) {
-		if (now_ns - cc->last_md_ns >= base || !cc->last_md_ns) {
+		/*
+		 * Once per round trip as it is now (queue included): the
+		 * marks of the packets already queued when the window was cut
+		 * must not cut it again.
+		 */
+		if (now_ns - cc->last_md_ns >= max(base, sum->rtt_ns) ||
+		    !cc->last_md_ns) {
 			/* 1 - 0.8 (avg - target) / avg, in 1/1024 */
 			factor = 1024 - (u32)spray_div_u64(819ULL *
 							   (avg - target),
 							   avg);
 			factor = max(factor, 512U);
 			cc->cwnd = (u32)(((u64)cc->cwnd * factor) >> 10);
+			cc->undo_cwnd = 0;	/* congestion for real */
 			cc->last_md_ns = now_ns;
 			cc->md++;
 		}
@@ -158,6 +165,8 @@ void spray_nscc_on_loss(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
 		return;
 	if (why == SPRAY_LOSS_RTO) {
 		if (cc->last_md_ns != now_ns) {
+			if (!cc->undo_cwnd)
+				cc->undo_cwnd = cc->cwnd;
 			cc->cwnd /= 2;
 			cc->last_md_ns = now_ns;
 			cc->md++;
@@ -166,6 +175,34 @@ void spray_nscc_on_loss(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
 		cc->cwnd = cc->cwnd > cfg->mtu ? cc->cwnd - cfg->mtu : 0;
 	}
 	nscc_clamp(cc, cfg);
+}
+
+/**
+ * spray_nscc_on_spurious() - a loss turned out not to be one
+ * @cc: sender window
+ * @cfg: configuration
+ * @why: how the loss had been detected
+ *
+ * A packet declared lost by an RTO was delivered after all: the timeout was
+ * a delay (a stall of a host, a queue), not congestion loss. The window
+ * goes back to what it was before the RTO halved it, as F-RTO and Eifel
+ * undo; ECN marks and delay keep their say through the next ACKs.
+ */
+void spray_nscc_on_spurious(struct spray_nscc *cc,
+			    const struct spray_cc_cfg *cfg,
+			    enum spray_loss_why why)
+{
+	if (cfg->mode != SPRAY_CC_SENDER && cfg->mode != SPRAY_CC_BOTH)
+		return;
+	if (why == SPRAY_LOSS_RTO && cc->undo_cwnd) {
+		cc->cwnd = max(cc->cwnd, cc->undo_cwnd);
+		cc->undo_cwnd = 0;
+		nscc_clamp(cc, cfg);
+	} else if (why != SPRAY_LOSS_RTO) {
+		/* a RACK or NACK loss cost one mtu: give it back */
+		cc->cwnd += cfg->mtu;
+		nscc_clamp(cc, cfg);
+	}
 }
 
 /**
@@ -242,23 +279,26 @@ void spray_rcc_deactivate(struct spray_rcc *r, struct spray_rcc_conn *c)
 }
 
 /**
- * spray_rcc_grant() - compute the grant psn to put in an ACK or NACK
+ * spray_rcc_grant_rcvd() - compute the grant psn to put in an ACK or NACK
  * @r: receiving socket's credit state
  * @c: connection
  * @cfg: configuration
  * @cum_psn: the connection's cumulative ack
+ * @rcvd: packets received beyond @cum_psn (out of order)
  * @rcvbuf_free: bytes the socket receive buffer can still take
  *
- * grant = cum + min(rcv_bdp / active senders, rcvbuf_free, receive window),
- * in packets of mtu bytes, at least one packet while the buffer has room
- * for one; never below the previous grant (a sent grant cannot be taken
- * back).
+ * Credit is what is granted and not yet received: grant = cum + rcvd +
+ * min(rcv_bdp / active senders, rcvbuf_free), in packets of mtu bytes, at
+ * least one packet while the buffer has room for one; a hole below packets
+ * received (a loss being repaired) does not stop the sender. Never beyond
+ * the receive window (cum + SPRAY_RXWIN_BITS) nor below the previous grant
+ * (a sent grant cannot be taken back).
  *
  * Return: the grant psn (also stored in @c).
  */
-u32 spray_rcc_grant(const struct spray_rcc *r, struct spray_rcc_conn *c,
-		    const struct spray_cc_cfg *cfg, u32 cum_psn,
-		    u32 rcvbuf_free)
+u32 spray_rcc_grant_rcvd(const struct spray_rcc *r, struct spray_rcc_conn *c,
+			 const struct spray_cc_cfg *cfg, u32 cum_psn, u32 rcvd,
+			 u32 rcvbuf_free)
 {
 	u32 share, pkts, g;
 
@@ -270,10 +310,27 @@ u32 spray_rcc_grant(const struct spray_rcc *r, struct spray_rcc_conn *c,
 		pkts = share / cfg->mtu;
 		if (!pkts && rcvbuf_free >= cfg->mtu)
 			pkts = 1;
-		pkts = min(pkts, SPRAY_RXWIN_BITS);
+		pkts = min_t(u64, (u64)pkts + rcvd, SPRAY_RXWIN_BITS);
 	}
 	g = cum_psn + pkts;
 	if (spray_psn_after(g, c->grant))
 		c->grant = g;
 	return c->grant;
+}
+
+/**
+ * spray_rcc_grant() - spray_rcc_grant_rcvd() with nothing out of order
+ * @r: receiving socket's credit state
+ * @c: connection
+ * @cfg: configuration
+ * @cum_psn: the connection's cumulative ack
+ * @rcvbuf_free: bytes the socket receive buffer can still take
+ *
+ * Return: the grant psn (also stored in @c).
+ */
+u32 spray_rcc_grant(const struct spray_rcc *r, struct spray_rcc_conn *c,
+		    const struct spray_cc_cfg *cfg, u32 cum_psn,
+		    u32 rcvbuf_free)
+{
+	return spray_rcc_grant_rcvd(r, c, cfg, cum_psn, 0, rcvbuf_free);
 }

@@ -58,6 +58,7 @@ struct spray_cc_cfg {
  * @cwnd: window in bytes.
  * @avg_delay_ns: EWMA of the queueing delay (RTT - base RTT).
  * @last_md_ns: time of the last multiplicative decrease.
+ * @undo_cwnd: the window before the last RTO halved it (0: none to undo).
  * @md: multiplicative decreases.
  * @inc_prop: proportional increases.
  * @inc_fair: fair increases.
@@ -66,6 +67,7 @@ struct spray_nscc {
 	u32	cwnd;
 	u32	avg_delay_ns;
 	u64	last_md_ns;
+	u32	undo_cwnd;
 	u64	md;
 	u64	inc_prop;
 	u64	inc_fair;
@@ -97,6 +99,9 @@ void spray_nscc_on_ack(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
 		       u64 now_ns);
 void spray_nscc_on_loss(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
 			enum spray_loss_why why, u64 now_ns);
+void spray_nscc_on_spurious(struct spray_nscc *cc,
+			    const struct spray_cc_cfg *cfg,
+			    enum spray_loss_why why);
 u32 spray_nscc_cwnd_pkts(const struct spray_nscc *cc,
 			 const struct spray_cc_cfg *cfg);
 u32 spray_rcc_initial_grant(const struct spray_cc_cfg *cfg, u32 isn);
@@ -104,6 +109,9 @@ void spray_rcc_conn_init(struct spray_rcc_conn *c,
 			 const struct spray_cc_cfg *cfg, u32 isn);
 void spray_rcc_activate(struct spray_rcc *r, struct spray_rcc_conn *c);
 void spray_rcc_deactivate(struct spray_rcc *r, struct spray_rcc_conn *c);
+u32 spray_rcc_grant_rcvd(const struct spray_rcc *r, struct spray_rcc_conn *c,
+			 const struct spray_cc_cfg *cfg, u32 cum_psn, u32 rcvd,
+			 u32 rcvbuf_free);
 u32 spray_rcc_grant(const struct spray_rcc *r, struct spray_rcc_conn *c,
 		    const struct spray_cc_cfg *cfg, u32 cum_psn,
 		    u32 rcvbuf_free);

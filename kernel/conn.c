@@ -77,6 +77,30 @@ static struct spray_net *spray_conn_net(const struct spray_conn *c)
 
 static enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
 
+/*
+ * Congestion control settings of a connection: the socket's mode, the
+ * namespace's bdp-bytes; @mtu the payload of a full packet (0: not known
+ * yet, the default until the sending half is set up).
+ */
+static void spray_conn_cc_init(struct spray_conn *c, u32 mtu)
+{
+	struct spray_net *sn = spray_net(sock_net(&c->ss->sk));
+	struct spray_cc_cfg *cc = &c->cc;
+
+	spray_cc_cfg_default(cc);
+	cc->mode = READ_ONCE(c->ss->cc_mode);
+	cc->bdp_bytes = READ_ONCE(sn->cfg.bdp_bytes);
+	if (mtu)
+		cc->mtu = mtu;
+	/* derived from mtu and bdp_bytes by the check */
+	cc->min_cwnd = 0;
+	cc->max_cwnd = 0;
+	cc->init_cwnd = 0;
+	cc->rcv_bdp_bytes = 0;
+	if (spray_cc_cfg_check(cc))
+		spray_cc_cfg_default(cc);
+}
+
 /* A connection with its receiving half idle; GFP_ATOMIC from softirq. */
 static struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 					   const struct spray_addr *remote,
@@ -96,8 +120,7 @@ static struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	c->timer.function = spray_conn_timer;
 	INIT_WORK(&c->free_work, spray_conn_free_work);
 	c->last_active_ns = ktime_get_ns();
-	spray_cc_cfg_default(&c->cc);
-	c->cc.mode = READ_ONCE(spray_net(sock_net(&ss->sk))->cfg.cc_mode);
+	spray_conn_cc_init(c, 0);
 	return c;
 }
 
@@ -105,6 +128,7 @@ static void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c)
 {
 	hlist_add_head(&c->node, &ss->conns[spray_addr_hash(&c->remote)]);
 	ss->nconns++;
+	atomic_inc(&spray_conn_net(c)->nconns);
 	c->id = atomic_inc_return(&spray_conn_net(c)->next_conn_id);
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_CONN_OPEN);
 }
@@ -119,6 +143,16 @@ static void spray_tmsg_free(struct spray_sock *ss, struct spray_tmsg *m)
 	kfree(m);
 }
 
+/*
+ * What a message costs the receive buffer: its pages (allocated as the
+ * fragments arrive), not its length, so that SO_RCVBUF bounds the memory
+ * that partial and unread messages hold; a 1-byte message takes a page.
+ */
+static u32 spray_rmsg_charge(u32 len)
+{
+	return PAGE_ALIGN(len);
+}
+
 void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 {
 	u32 i;
@@ -127,7 +161,8 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 	for (i = 0; i < rm->npages; i++)
 		if (rm->pages[i])
 			__free_page(rm->pages[i]);
-	atomic_sub(rm->len, &ss->sk.sk_rmem_alloc);
+	atomic_sub(spray_rmsg_charge(rm->len), &ss->sk.sk_rmem_alloc);
+	bitmap_free(rm->fmap);
 	kfree(rm->pages);
 	kfree(rm);
 }
@@ -326,32 +361,42 @@ static int spray_pick_data_ev(struct spray_conn *c, u64 now,
 	return ev;
 }
 
-/* Send what the windows allow: retransmissions first, then new data. */
+/*
+ * Send what the windows allow: retransmissions first, then new data, at
+ * most SPRAY_TX_BURST packets; if room is left, the timer goes on with the
+ * next burst once this one is out (spray_conn_arm()).
+ */
 static void spray_conn_pump(struct spray_conn *c, u64 now,
 			    struct sk_buff_head *q)
 {
-	u32 cwnd, psn, len, room;
+	u32 cwnd, psn, len, room, n = 0;
 	struct spray_txrec *rec;
 	struct spray_tmsg *m;
 	bool probe;
 	int ev;
 
+	c->pump_more = false;
 	if (!c->tx_ready || c->tw.failed)
 		return;
 	cwnd = spray_conn_cwnd(c);
 	while (c->tw.inflight < cwnd && spray_txwin_next_retx(&c->tw, &psn)) {
+		if (n == SPRAY_TX_BURST)
+			goto more;
 		rec = spray_txwin_rec(&c->tw, psn);
 		ev = spray_path_pick(&c->path, now, rec->ev, &probe);
 		if (ev < 0)
 			break;
 		spray_txwin_sent_retx(&c->tw, psn, (u16)ev, now);
 		spray_queue_data(c, psn, rec, ev, probe, true, now, q);
+		n++;
 	}
 	list_for_each_entry(m, &c->tmsgs, node) {
 		while (m->next_off < m->len) {
 			room = spray_txwin_room(&c->tw, cwnd);
 			if (!room)
 				return;
+			if (n == SPRAY_TX_BURST)
+				goto more;
 			len = min(c->frag_size, m->len - m->next_off);
 			ev = spray_pick_data_ev(c, now, q);
 			if (ev < 0)
@@ -363,18 +408,38 @@ static void spray_conn_pump(struct spray_conn *c, u64 now,
 			m->next_off += len;
 			spray_queue_data(c, psn, spray_txwin_rec(&c->tw, psn),
 					 ev, probe, false, now, q);
+			n++;
 		}
 	}
+	return;
+more:
+	c->pump_more = true;
+	c->pump_at = now;
 }
 
 static u32 spray_conn_grant(struct spray_conn *c)
 {
+	struct spray_cc_cfg cfg = c->cc;
 	struct sock *sk = &c->ss->sk;
-	int free_b;
+	struct spray_rmsg *rm;
+	s64 free_b;
 
+	/* credit counts packets of the size the peer sends */
+	if (c->rx_mtu)
+		cfg.mtu = c->rx_mtu;
 	free_b = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
-	return spray_rcc_grant(&c->ss->rcc, &c->rcc, &c->cc, c->rx.cum,
-			       free_b > 0 ? free_b : 0);
+	free_b = max_t(s64, free_b, 0);
+	/*
+	 * The rest of the messages already admitted has its room charged:
+	 * credit for all of it (rounded up to whole packets), or a message
+	 * larger than the free room (the one that always fits) could never
+	 * complete.
+	 */
+	list_for_each_entry(rm, &c->rmsgs, node)
+		free_b += rm->len - rm->got + cfg.mtu - 1;
+	return spray_rcc_grant_rcvd(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
+				    c->rx.above,
+				    (u32)clamp_t(s64, free_b, 0, U32_MAX));
 }
 
 static void spray_queue_ack(struct spray_conn *c, u64 now,
@@ -521,16 +586,29 @@ static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 		spray_conn_path_event(c, rec->ev, false);
 	spray_nscc_on_loss(&c->nscc, &c->cc, why, now);
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_LOST_PKTS);
+	spray_mib_inc(spray_conn_net(c), why == SPRAY_LOSS_RACK ?
+		      SPRAY_MIB_LOST_RACK : why == SPRAY_LOSS_NACK ?
+		      SPRAY_MIB_LOST_NACK : SPRAY_MIB_LOST_RTO);
 }
 
 static void spray_tx_failed(void *ctx, u32 psn, const struct spray_txrec *rec)
 {
 }
 
+static void spray_tx_spurious(void *ctx, u32 psn,
+			      const struct spray_txrec *rec)
+{
+	struct spray_conn *c = ctx;
+
+	spray_nscc_on_spurious(&c->nscc, &c->cc, rec->why);
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_SPURIOUS_LOSS);
+}
+
 static const struct spray_txwin_ops spray_tx_ops = {
 	.acked	= spray_tx_acked,
 	.lost	= spray_tx_lost,
 	.failed	= spray_tx_failed,
+	.spurious = spray_tx_spurious,
 };
 
 /*
@@ -591,8 +669,7 @@ static int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn)
 	if (err)
 		return err;
 	c->frag_size = min_t(u32, payload - SPRAY_DATA_HDR_LEN, 65000);
-	c->cc.mtu = c->frag_size;
-	spray_cc_cfg_check(&c->cc);
+	spray_conn_cc_init(c, c->frag_size);
 
 	spray_path_cfg_default(&pcfg);
 	/* a dead path costs one small PROBE per EV per quarter second */
@@ -674,6 +751,7 @@ void spray_sock_destroy_conns(struct spray_sock *ss)
 			hlist_add_head(&c->node, &dead);
 		}
 	}
+	atomic_sub(ss->nconns, &spray_net(sock_net(&ss->sk))->nconns);
 	ss->nconns = 0;
 	list_for_each_entry_safe(rm, rtmp, &ss->rxq, node)
 		spray_rmsg_free(ss, rm);
@@ -697,7 +775,8 @@ void spray_sock_destroy_conns(struct spray_sock *ss)
  * above SO_SNDBUF.
  *
  * Return: @len, or -EAGAIN, -EFAULT, -ENOMEM, -ENETUNREACH (no route), a
- * signal's -EINTR/-ERESTARTSYS, or -EPIPE if the socket is closing.
+ * signal's -EINTR/-ERESTARTSYS, or -EPIPE if the socket is closing or
+ * was shut down for sending while waiting.
  */
 int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 		       struct msghdr *msg, size_t len, u64 cookie)
@@ -729,6 +808,10 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	while (!spray_sock_wspace(sk)) {
 		DEFINE_WAIT_FUNC(wait, woken_wake_function);
 
+		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN) {
+			err = -EPIPE;
+			goto err_free;
+		}
 		if (!timeo) {
 			err = -EAGAIN;
 			goto err_free;
@@ -740,7 +823,8 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 		add_wait_queue(sk_sleep(sk), &wait);
-		if (!spray_sock_wspace(sk))
+		if (!spray_sock_wspace(sk) &&
+		    !(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN))
 			timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}
@@ -773,7 +857,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 			swap(c->evs, fresh->evs);
 			c->saddr = fresh->saddr;
 			c->frag_size = fresh->frag_size;
-			c->cc.mtu = fresh->cc.mtu;
+			c->cc = fresh->cc;
 			spray_path_init(&c->path, c->evs, &fresh->path.cfg,
 					get_random_u32());
 			spray_tx_restart(c);
@@ -882,7 +966,8 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 		return NULL;
 	/* Admit while under SO_RCVBUF; one message always fits. */
 	if (atomic_read(&sk->sk_rmem_alloc) &&
-	    atomic_read(&sk->sk_rmem_alloc) + len > READ_ONCE(sk->sk_rcvbuf)) {
+	    atomic_read(&sk->sk_rmem_alloc) + spray_rmsg_charge(len) >
+	    READ_ONCE(sk->sk_rcvbuf)) {
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RCVBUF_FULL);
 		return NULL;
 	}
@@ -899,9 +984,72 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	rm->msg_id = p->data.msg_id;
 	rm->len = len;
 	rm->from = c->remote;
-	atomic_add(len, &sk->sk_rmem_alloc);
+	rm->last_off = U32_MAX;
+	atomic_add(spray_rmsg_charge(len), &sk->sk_rmem_alloc);
 	list_add_tail(&rm->node, &c->rmsgs);
 	return rm;
+}
+
+/*
+ * Check a fragment against what the message already has, before its data
+ * is copied: fragments of one message lie on one grid (a sender cuts every
+ * message in fragments of its frag size), so a message is complete when
+ * each fragment arrived once. Overlapping, misaligned or repeated
+ * fragments (from a broken or hostile sender: each on its own psn) are
+ * refused; counting their bytes would complete a message with holes.
+ *
+ * Return: 0 to accept (@rm->got counts it), -EINVAL to refuse, -ENOMEM.
+ */
+static int spray_rmsg_frag(struct spray_rmsg *rm, u32 off, u32 len)
+{
+	bool last = off + len == rm->len;
+	u32 i, n;
+
+	if (!len || off >= rm->len || len > rm->len - off)
+		return -EINVAL;
+	if (!rm->frag && last && off) {
+		/* the last fragment first: place it once the grid is known */
+		if (rm->last_off != U32_MAX)
+			return -EINVAL;
+		rm->last_off = off;
+		rm->got += len;
+		return 0;
+	}
+	if (!rm->frag) {
+		if (!last && len < SPRAY_MIN_FRAG)
+			return -EINVAL;
+		if (off % len)
+			return -EINVAL;
+		n = DIV_ROUND_UP(rm->len, len);
+		/* a pending last fragment must be the grid's last */
+		if (rm->last_off != U32_MAX &&
+		    (rm->last_off % len || rm->last_off / len != n - 1))
+			return -EINVAL;
+		rm->fmap = bitmap_zalloc(n, GFP_ATOMIC | __GFP_NOWARN);
+		if (!rm->fmap)
+			return -ENOMEM;
+		rm->frag = len;
+		if (rm->last_off != U32_MAX)
+			__set_bit(n - 1, rm->fmap);
+	} else if (off % rm->frag ||
+		   len != min(rm->frag, rm->len - off)) {
+		return -EINVAL;
+	}
+	i = off / rm->frag;
+	if (__test_and_set_bit(i, rm->fmap))
+		return -EINVAL;
+	rm->got += len;
+	return 0;
+}
+
+/* Forget a fragment spray_rmsg_frag() accepted but that could not be stored. */
+static void spray_rmsg_unfrag(struct spray_rmsg *rm, u32 off, u32 len)
+{
+	if (rm->frag)
+		__clear_bit(off / rm->frag, rm->fmap);
+	else if (rm->last_off == off)
+		rm->last_off = U32_MAX;
+	rm->got -= len;
 }
 
 /* Copy a fragment's payload into the message's pages. */
@@ -967,8 +1115,21 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 		return;
 	}
 	rm = spray_rmsg_get(c, p);
-	if (!rm || spray_rmsg_fill(rm, skb, p->hdr_len, p->data.frag_off,
-				   p->data.frag_len)) {
+	if (rm) {
+		err = spray_rmsg_frag(rm, p->data.frag_off, p->data.frag_len);
+		if (err == -EINVAL) {
+			spray_mib_drop(sn, SPRAY_DROP_FRAG);
+			return;
+		}
+		if (err)
+			rm = NULL;
+	}
+	if (rm && spray_rmsg_fill(rm, skb, p->hdr_len, p->data.frag_off,
+				  p->data.frag_len)) {
+		spray_rmsg_unfrag(rm, p->data.frag_off, p->data.frag_len);
+		rm = NULL;
+	}
+	if (!rm) {
 		/*
 		 * No memory or buffer: not received. Tell the sender it was
 		 * refused, not lost: it resends without spending retries.
@@ -981,13 +1142,13 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 	if (WARN_ON_ONCE(err))
 		return;
 	c->rx_last_ns = now;
+	c->rx_mtu = max_t(u32, c->rx_mtu, p->data.frag_len);
 	c->peer_last_ts = max(c->peer_last_ts, p->data.ts_ns);
 	c->stat_rx++;
 	spray_mib_inc(sn, SPRAY_MIB_RX_PKTS);
 	spray_mib_add(sn, SPRAY_MIB_RX_BYTES, p->data.frag_len);
 	if (ce)
 		spray_mib_inc(sn, SPRAY_MIB_ECN_CE);
-	rm->got += p->data.frag_len;
 	if (rm->got >= rm->len)
 		spray_rx_complete(c, rm);
 }
@@ -1132,9 +1293,14 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		goto out_unlock;
 	c = spray_conn_find(ss, &peer);
 	if (!c) {
-		if (p.type != SPRAY_T_DATA || !(p.flags & SPRAY_F_SYN) ||
-		    ss->nconns >= SPRAY_MAX_CONNS) {
+		if (p.type != SPRAY_T_DATA || !(p.flags & SPRAY_F_SYN)) {
 			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			goto out_unlock;
+		}
+		/* state for unknown senders is bounded per socket and netns */
+		if (ss->nconns >= SPRAY_MAX_CONNS ||
+		    atomic_read(&sn->nconns) >= SPRAY_MAX_NET_CONNS) {
+			spray_mib_drop(sn, SPRAY_DROP_LIMIT);
 			goto out_unlock;
 		}
 		c = spray_conn_alloc(ss, &peer, GFP_ATOMIC);
@@ -1195,14 +1361,28 @@ static u64 spray_earliest(u64 a, u64 b)
 	return min(a, b);
 }
 
-/* Nothing queued, in flight, being reassembled or owed an ACK. */
+/*
+ * Nothing queued, in flight or owed an ACK. Messages being reassembled do
+ * not count: a sender silent for the idle timeout gave up on them (or
+ * never existed: a spoofed SYN), and they must not pin the connection and
+ * the receive buffer for ever; but see spray_conn_rx_held().
+ */
 static bool spray_conn_idle(const struct spray_conn *c)
 {
 	if (c->tx_ready && (!list_empty(&c->tmsgs) ||
 			    spray_txwin_outstanding(&c->tw)))
 		return false;
-	return list_empty(&c->rmsgs) && list_empty(&c->rdone) &&
-	       !(c->peer_cid && c->rx.unacked);
+	return !(c->peer_cid && c->rx.unacked);
+}
+
+/*
+ * Partial messages wait while the application has messages to read: the
+ * sender may be silent for lack of credit, which reading gives back.
+ */
+static bool spray_conn_rx_held(const struct spray_conn *c)
+{
+	return (!list_empty(&c->rmsgs) || !list_empty(&c->rdone)) &&
+	       !list_empty(&c->ss->rxq);
 }
 
 static u64 spray_conn_idle_deadline(const struct spray_conn *c)
@@ -1229,6 +1409,8 @@ static void spray_conn_arm(struct spray_conn *c, u64 now)
 	}
 	if (c->tx_ready && spray_txwin_outstanding(&c->tw))
 		t = spray_earliest(t, spray_txwin_rto_deadline(&c->tw));
+	if (c->pump_more)
+		t = spray_earliest(t, c->pump_at);
 	if (!t && spray_conn_idle(c))
 		t = spray_conn_idle_deadline(c);
 	if (!t)
@@ -1251,10 +1433,15 @@ static enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 	if (ss->dead)
 		goto out;
 	now = ktime_get_ns();
-	if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c)) {
+	if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c) &&
+	    spray_conn_rx_held(c)) {
+		/* look again one idle timeout later */
+		c->last_active_ns = now;
+	} else if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c)) {
 		/* Idle for idle-timeout-ms: unhash, free outside the timer. */
 		hlist_del(&c->node);
 		ss->nconns--;
+		atomic_dec(&sn->nconns);
 		spray_mib_inc(sn, SPRAY_MIB_CONN_CLOSE);
 		sock_hold(&ss->sk);
 		queue_work(spray_wq, &c->free_work);
@@ -1264,8 +1451,12 @@ static enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 		spray_queue_acks(c, now, &q);
 		spray_queue_nacks(c, now, &q);
 	}
-	if (c->tx_ready && spray_txwin_outstanding(&c->tw)) {
-		spray_txwin_detect_loss(&c->tw, now, &spray_tx_ops, c);
+	if (c->tx_ready && (spray_txwin_outstanding(&c->tw) || c->pump_more)) {
+		/*
+		 * No RACK here: a timer that fires late (a busy or stalled
+		 * host) would find packets old whose ACKs wait in the receive
+		 * queue. RACK runs as ACKs arrive; the RTO covers the tail.
+		 */
 		rto = spray_txwin_rto_deadline(&c->tw);
 		if (rto && rto <= now) {
 			spray_mib_inc(sn, SPRAY_MIB_RTO);
@@ -1280,6 +1471,26 @@ out:
 	spin_unlock_bh(&ss->lock);
 	spray_xmit_queue(sn, &q);
 	return HRTIMER_NORESTART;
+}
+
+/**
+ * spray_sock_set_cc_mode() - change a socket's congestion control mode
+ * @ss: the socket
+ * @mode: enum spray_cc_mode, checked by the caller
+ *
+ * Applies at once to the socket's connections and to those it makes later.
+ */
+void spray_sock_set_cc_mode(struct spray_sock *ss, u8 mode)
+{
+	struct spray_conn *c;
+	unsigned int i;
+
+	spin_lock_bh(&ss->lock);
+	WRITE_ONCE(ss->cc_mode, mode);
+	for (i = 0; i < ARRAY_SIZE(ss->conns); i++)
+		hlist_for_each_entry(c, &ss->conns[i], node)
+			c->cc.mode = mode;
+	spin_unlock_bh(&ss->lock);
 }
 
 /**

@@ -17,8 +17,20 @@
 
 /* outstanding packets per connection: a power of two */
 #define SPRAY_TX_RING		2048
+/*
+ * DATA packets one pump builds before they go out. Every packet of a burst
+ * carries the burst's timestamp while the last leaves only after the rest:
+ * a long burst understates its packets' send times, and loss detection
+ * then finds them late when they are not.
+ */
+#define SPRAY_TX_BURST		8
 /* connections one socket keeps; packets opening more are dropped */
 #define SPRAY_MAX_CONNS		4096
+/*
+ * connections a namespace keeps; packets opening more are dropped (local
+ * senders are bounded by SPRAY_MAX_CONNS per socket only)
+ */
+#define SPRAY_MAX_NET_CONNS	(4 * SPRAY_MAX_CONNS)
 /* an incarnation older than this may be replaced by any SYN */
 #define SPRAY_STALE_NS		(2ULL * NSEC_PER_SEC)
 
@@ -71,6 +83,9 @@ struct spray_tmsg {
  * @next_msg_id: number of the next message queued
  * @tmsgs: messages queued or in flight
  * @frag_size: payload bytes per packet
+ * @pump_more: the last pump stopped at SPRAY_TX_BURST with room left; the
+ *	timer continues it at @pump_at
+ * @pump_at: when the next burst may go
  * @tw: the send window
  * @ring: its records
  * @path: entropy value choice
@@ -80,6 +95,7 @@ struct spray_tmsg {
  * @peer_cid: the peer's sending incarnation we receive, 0 if none
  * @peer_last_ts: newest sender timestamp seen in it
  * @rx_last_ns: when we last accepted a DATA packet
+ * @rx_mtu: largest DATA payload received (receiver credit counts in it)
  * @rx: the receive window
  * @rcc: receiver credit state
  * @rx_next_id: next message to deliver when the socket is ordered
@@ -106,6 +122,8 @@ struct spray_conn {
 	u32			next_msg_id;
 	struct list_head	tmsgs;
 	u32			frag_size;
+	bool			pump_more;
+	u64			pump_at;
 	struct spray_txwin	tw;
 	struct spray_txrec	*ring;
 	struct spray_path	path;
@@ -116,6 +134,7 @@ struct spray_conn {
 	u32			peer_cid;
 	u64			peer_last_ts;
 	u64			rx_last_ns;
+	u32			rx_mtu;
 	struct spray_rxwin	rx;
 	struct spray_rcc_conn	rcc;
 	u32			rx_next_id;

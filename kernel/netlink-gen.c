@@ -40,8 +40,13 @@ static const struct netlink_range_validation spray_a_config_idle_timeout_ms_rang
 	.max	= 86400000ULL,
 };
 
+static const struct netlink_range_validation spray_a_config_bdp_bytes_range = {
+	.min	= 4096ULL,
+	.max	= 1073741824ULL,
+};
+
 /* SPRAY_CMD_CONFIG_SET - do */
-static const struct nla_policy spray_config_set_nl_policy[SPRAY_A_CONFIG_IDLE_TIMEOUT_MS + 1] = {
+static const struct nla_policy spray_config_set_nl_policy[SPRAY_A_CONFIG_BDP_BYTES + 1] = {
 	[SPRAY_A_CONFIG_UDP_PORT] = NLA_POLICY_FULL_RANGE(NLA_U16, &spray_a_config_udp_port_range),
 	[SPRAY_A_CONFIG_NR_EVS] = NLA_POLICY_RANGE(NLA_U32, 1, SPRAY_CFG_MAX_EVS),
 	[SPRAY_A_CONFIG_CC_MODE] = NLA_POLICY_MAX(NLA_U32, 3),
@@ -52,6 +57,7 @@ static const struct nla_policy spray_config_set_nl_policy[SPRAY_A_CONFIG_IDLE_TI
 	[SPRAY_A_CONFIG_ACK_DELAY_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &spray_a_config_ack_delay_us_range),
 	[SPRAY_A_CONFIG_MAX_MSG] = NLA_POLICY_FULL_RANGE(NLA_U32, &spray_a_config_max_msg_range),
 	[SPRAY_A_CONFIG_IDLE_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &spray_a_config_idle_timeout_ms_range),
+	[SPRAY_A_CONFIG_BDP_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U32, &spray_a_config_bdp_bytes_range),
 };
 
 /* Ops table for spray */
@@ -65,7 +71,7 @@ static const struct genl_split_ops spray_nl_ops[] = {
 		.cmd		= SPRAY_CMD_CONFIG_SET,
 		.doit		= spray_nl_config_set_doit,
 		.policy		= spray_config_set_nl_policy,
-		.maxattr	= SPRAY_A_CONFIG_IDLE_TIMEOUT_MS,
+		.maxattr	= SPRAY_A_CONFIG_BDP_BYTES,
 		.flags		= GENL_CMD_CAP_DO,
 	},
 	{

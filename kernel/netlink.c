@@ -44,6 +44,10 @@ static const u16 spray_nl_mib_attr[__SPRAY_MIB_MAX] = {
 	[SPRAY_MIB_PATH_UP]	= SPRAY_A_STATS_PATH_UP,
 	[SPRAY_MIB_RCVBUF_FULL]	= SPRAY_A_STATS_RCVBUF_FULL,
 	[SPRAY_MIB_NO_SOCKET]	= SPRAY_A_STATS_NO_SOCKET,
+	[SPRAY_MIB_LOST_RACK]	= SPRAY_A_STATS_LOST_RACK,
+	[SPRAY_MIB_LOST_NACK]	= SPRAY_A_STATS_LOST_NACK,
+	[SPRAY_MIB_LOST_RTO]	= SPRAY_A_STATS_LOST_RTO,
+	[SPRAY_MIB_SPURIOUS_LOSS] = SPRAY_A_STATS_SPURIOUS_LOSS,
 };
 
 #ifndef SPRAY_HAVE_SPLIT_OPS
@@ -119,7 +123,8 @@ int spray_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, SPRAY_A_CONFIG_ACK_DELAY_US, cfg.ack_delay_us) ||
 	    nla_put_u32(msg, SPRAY_A_CONFIG_MAX_MSG, cfg.max_msg) ||
 	    nla_put_u32(msg, SPRAY_A_CONFIG_IDLE_TIMEOUT_MS,
-			cfg.idle_timeout_ms))
+			cfg.idle_timeout_ms) ||
+	    nla_put_u32(msg, SPRAY_A_CONFIG_BDP_BYTES, cfg.bdp_bytes))
 		goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -211,6 +216,9 @@ int spray_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (tb[SPRAY_A_CONFIG_IDLE_TIMEOUT_MS])
 		WRITE_ONCE(cfg->idle_timeout_ms,
 			   nla_get_u32(tb[SPRAY_A_CONFIG_IDLE_TIMEOUT_MS]));
+	if (tb[SPRAY_A_CONFIG_BDP_BYTES])
+		WRITE_ONCE(cfg->bdp_bytes,
+			   nla_get_u32(tb[SPRAY_A_CONFIG_BDP_BYTES]));
 unlock:
 	mutex_unlock(&sn->config_lock);
 	return err;

@@ -183,6 +183,7 @@ static void spray_config_default(struct spray_config *cfg)
 	cfg->ack_delay_us = 50;
 	cfg->max_msg = SPRAY_MAX_MSG;
 	cfg->idle_timeout_ms = 30000;
+	cfg->bdp_bytes = 256 * 1024;
 }
 
 static int __net_init spray_net_init(struct net *net)
@@ -209,6 +210,8 @@ static void __net_exit spray_net_exit(struct net *net)
 
 	/* Sockets hold a reference on their namespace: none can be bound. */
 	WARN_ON_ONCE(sn->nr_bound);
+	/* ... nor have connections: their count must be back to zero */
+	WARN_ON_ONCE(atomic_read(&sn->nconns));
 	spray_udp_put_all(sn);
 	free_percpu(sn->mib);
 }

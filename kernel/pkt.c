@@ -21,6 +21,9 @@ static const char * const spray_drop_names[__SPRAY_DROP_MAX] = {
 	[SPRAY_DROP_DUP]	= "dup",
 	[SPRAY_DROP_WINDOW]	= "window",
 	[SPRAY_DROP_STALE]	= "stale",
+	[SPRAY_DROP_ADDR]	= "addr",
+	[SPRAY_DROP_LIMIT]	= "limit",
+	[SPRAY_DROP_FRAG]	= "frag",
 };
 
 /**

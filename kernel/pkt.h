@@ -29,6 +29,12 @@
  * @SPRAY_DROP_DUP: duplicate psn (already received).
  * @SPRAY_DROP_WINDOW: psn at or beyond the receive window.
  * @SPRAY_DROP_STALE: psn absurdly far from the window, or stale cid.
+ * @SPRAY_DROP_ADDR: sent to a multicast or broadcast address: AF_SPRAY is
+ *	unicast, and answering would make every listener answer.
+ * @SPRAY_DROP_LIMIT: would open a connection beyond a limit: the
+ *	socket's (SPRAY_MAX_CONNS) or the namespace's (SPRAY_MAX_NET_CONNS).
+ * @SPRAY_DROP_FRAG: a fragment that overlaps, repeats or is misaligned
+ *	with the fragments of its message already received.
  */
 enum spray_drop_reason {
 	SPRAY_DROP_NONE,
@@ -43,6 +49,9 @@ enum spray_drop_reason {
 	SPRAY_DROP_DUP,
 	SPRAY_DROP_WINDOW,
 	SPRAY_DROP_STALE,
+	SPRAY_DROP_ADDR,
+	SPRAY_DROP_LIMIT,
+	SPRAY_DROP_FRAG,
 	__SPRAY_DROP_MAX,
 };
 

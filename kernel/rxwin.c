@@ -66,6 +66,7 @@ void spray_rxwin_init(struct spray_rxwin *w, u32 isn,
 	if (!w->cfg.ack_every)
 		w->cfg.ack_every = 1;
 	w->cum = isn;
+	w->nack_cum = isn - 1;	/* no report yet */
 	w->high = isn;
 	w->nacked_upto = isn;
 	w->reo_mult = 1;
@@ -115,6 +116,7 @@ static void rxw_advance(struct spray_rxwin *w, u64 now_ns)
 			w->n_unrep--;
 		}
 		w->cum++;
+		w->above--;
 	}
 	/* forget bits that fall out of the ACK history */
 	for (psn = old - SPRAY_RXWIN_HIST; psn != w->cum - SPRAY_RXWIN_HIST;
@@ -173,6 +175,7 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 	}
 
 	w->new++;
+	w->above++;
 	rxw_set(w->unrep, psn);
 	w->n_unrep++;
 	if (!(flags & SPRAY_F_RETX) && spray_psn_before(psn, w->high)) {
@@ -355,6 +358,15 @@ static u32 rxw_reorder(const struct spray_rxwin *w, u32 rtt_ns)
 	return (u32)max_t(u64, reo, (u64)w->reo_obs_ns * 3 / 2);
 }
 
+/* How long after a NACK report the same psns may be reported again. */
+static u64 rxw_renack(const struct spray_rxwin *w, u32 rtt_ns, u32 reorder)
+{
+	/* backed off while the cumulative ack has not moved since */
+	u8 shift = w->cum == w->nack_cum ? w->nack_shift : 0;
+
+	return ((u64)rtt_ns + reorder) << shift;
+}
+
 /**
  * spray_rxwin_nack_deadline() - when spray_rxwin_nack_scan() may next report
  * @w: receive window
@@ -370,7 +382,7 @@ u64 spray_rxwin_nack_deadline(const struct spray_rxwin *w, u32 rtt_ns)
 	if (!w->snap_valid)
 		return 0;
 	t = w->snap_ns + reorder;
-	renack_at = w->nacked_ns + rtt_ns + reorder;
+	renack_at = w->nacked_ns + rxw_renack(w, rtt_ns, reorder);
 	/* everything below the snapshot was reported recently */
 	if (w->nacked_ns && spray_psn_after_eq(w->nacked_upto, w->snap_high) &&
 	    renack_at > t)
@@ -392,7 +404,11 @@ u64 spray_rxwin_nack_deadline(const struct spray_rxwin *w, u32 rtt_ns)
  * the snapshot is a reorder window old, the holes below it are reported and
  * a new snapshot is taken. A psn is reported again no sooner than
  * @rtt_ns + reorder window after its previous report, the time for the
- * retransmission to arrive. Call it from the receive path or the ACK timer.
+ * retransmission to arrive; that interval doubles with each report that
+ * finds the cumulative ack where the previous one left it (up to
+ * 2^SPRAY_RXWIN_NACK_SHIFT times), so that a sender that does not answer
+ * (gone, or a forged source) draws ever fewer NACKs. Call it from the
+ * receive path or the ACK timer.
  *
  * Return: number of runs written to @out.
  */
@@ -400,7 +416,7 @@ u32 spray_rxwin_nack_scan(struct spray_rxwin *w, u64 now_ns, u32 rtt_ns,
 			  struct spray_rxwin_nack *out, u32 max)
 {
 	u32 reorder = rxw_reorder(w, rtt_ns);
-	u64 renack = (u64)rtt_ns + reorder;
+	u64 renack = rxw_renack(w, rtt_ns, reorder);
 	bool recent = now_ns - w->nacked_ns < renack;
 	u32 psn, end, n = 0;
 
@@ -435,6 +451,12 @@ u32 spray_rxwin_nack_scan(struct spray_rxwin *w, u64 now_ns, u32 rtt_ns,
 	if (n) {
 		w->nacked_upto = psn;
 		w->nacked_ns = now_ns;
+		if (w->cum != w->nack_cum) {
+			w->nack_cum = w->cum;
+			w->nack_shift = 0;
+		} else if (w->nack_shift < SPRAY_RXWIN_NACK_SHIFT) {
+			w->nack_shift++;
+		}
 	}
 	if (psn == end) {
 		/* everything below the snapshot reported: take a new one */

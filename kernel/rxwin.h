@@ -17,6 +17,8 @@
 #define SPRAY_RXWIN_HIST	64U
 /* ring of received/CE bits, a power of two >= BITS + HIST */
 #define SPRAY_RXWIN_RING	8192U
+/* NACKs of a hole that stays back off to 2^this times their interval */
+#define SPRAY_RXWIN_NACK_SHIFT	10
 /* a reordering delay above this (ns) is not believed */
 #define SPRAY_RXWIN_FAR_NS	(1ULL << 30)
 /* psns further than this from cum are absurd (other incarnation, garbage) */
@@ -60,6 +62,8 @@ struct spray_rxwin_nack {
  * @cum: every psn before @cum has been received.
  * @high: one past the highest psn received (== @cum when in order).
  * @rep_lo: lowest psn received since the last ACK.
+ * @above: psns received at or after @cum (those after @cum are out of
+ *	order; @cum itself is never received, or it would have advanced).
  * @unacked: packets (new or duplicate) received since the last ACK.
  * @ack_now: SPRAY_RXACK_* reasons for an immediate ACK.
  * @last_ce: CE state of the last packet, for SPRAY_RXACK_CE.
@@ -73,6 +77,8 @@ struct spray_rxwin_nack {
  * @snap_ns: time of the snapshot.
  * @nacked_upto: psns before it were NACKed at @nacked_ns.
  * @nacked_ns: time of the last NACK scan that reported holes.
+ * @nack_cum: @cum at the last NACK report.
+ * @nack_shift: backoff of repeated NACKs while @cum stays at @nack_cum.
  * @acks: ACKs built.
  * @new: new packets accepted.
  * @dups: duplicates.
@@ -88,6 +94,7 @@ struct spray_rxwin {
 	u32	cum;
 	u32	high;
 	u32	rep_lo;
+	u32	above;
 	u32	unacked;
 	u8	ack_now;
 	bool	last_ce;
@@ -101,6 +108,8 @@ struct spray_rxwin {
 	u64	snap_ns;
 	u32	nacked_upto;
 	u64	nacked_ns;
+	u32	nack_cum;
+	u8	nack_shift;
 	u8	reo_mult;
 	u32	reo_obs_ns;
 	u64	acks;

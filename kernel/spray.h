@@ -43,7 +43,7 @@ struct spray_addr {
  * struct spray_config - per namespace settings (netlink "config")
  * @udp_port: UDP port of every AF_SPRAY packet (destination), host order
  * @nr_evs: entropy values (UDP source ports) per peer, 1..SPRAY_MAX_EVS
- * @cc_mode: enum spray_cc_mode for new connections
+ * @cc_mode: enum spray_cc_mode of new sockets
  * @rto_min_us: retransmission timeout floor
  * @rto_max_us: retransmission timeout ceiling
  * @retry_limit: transmissions of one packet before its message fails
@@ -52,6 +52,8 @@ struct spray_addr {
  * @max_msg: largest message sendmsg() accepts, bytes
  * @idle_timeout_ms: a connection with nothing in flight for this long is
  *	torn down
+ * @bdp_bytes: bandwidth-delay product of a host's link; sizes the sender
+ *	window and the receiver credit of new connections
  *
  * Readers on the datapath use READ_ONCE() per field; writers hold
  * &spray_net.config_lock. Changes apply to the next packet.
@@ -67,6 +69,7 @@ struct spray_config {
 	u32	ack_delay_us;
 	u32	max_msg;
 	u32	idle_timeout_ms;
+	u32	bdp_bytes;
 };
 
 #define SPRAY_MAX_EVS		256
@@ -104,6 +107,10 @@ enum spray_mib_field {
 	SPRAY_MIB_PATH_UP,		/* entropy values back up after a probe */
 	SPRAY_MIB_RCVBUF_FULL,		/* DATA refused for lack of buffer */
 	SPRAY_MIB_NO_SOCKET,		/* packets for an unbound spray port */
+	SPRAY_MIB_LOST_RACK,		/* lost-pkts by RACK */
+	SPRAY_MIB_LOST_NACK,		/* lost-pkts by NACK */
+	SPRAY_MIB_LOST_RTO,		/* lost-pkts by RTO */
+	SPRAY_MIB_SPURIOUS_LOSS,	/* declared lost, arrived after all */
 	__SPRAY_MIB_MAX
 };
 
@@ -132,6 +139,8 @@ struct spray_mib {
  * @cfg: settings
  * @mib: counters
  * @next_conn_id: numbers connections for netlink dumps
+ * @nconns: connections of every socket of the namespace, bounded by
+ *	SPRAY_MAX_NET_CONNS for those that packets open
  */
 struct spray_net {
 	struct net		*net;
@@ -146,6 +155,7 @@ struct spray_net {
 	struct spray_config	cfg;
 	struct spray_mib __percpu *mib;
 	atomic_t		next_conn_id;
+	atomic_t		nconns;
 };
 
 static inline void spray_mib_add(struct spray_net *sn,
@@ -197,6 +207,7 @@ struct spray_sock {
 	struct list_head	rxq;
 	struct spray_rcc	rcc;
 	bool			ordered;
+	u8			cc_mode;
 };
 
 /**
@@ -204,8 +215,15 @@ struct spray_sock {
  * @node: in &spray_conn.rmsgs while partial, &spray_sock.rxq when complete
  * @msg_id: the sender's message number
  * @len: message length
- * @got: bytes received so far
+ * @got: bytes received so far, each byte once
  * @from: the sender
+ * @frag: fragment size, from the first fragment that is not the last one
+ *	(0 until known); every fragment but the last has this size and
+ *	starts at a multiple of it
+ * @last_off: offset of the last fragment if it came before @frag was
+ *	known, U32_MAX otherwise
+ * @fmap: fragments received, bit i = [i * frag, (i + 1) * frag); NULL
+ *	until @frag is known
  * @npages: entries in @pages
  * @pages: the data, page by page, allocated as fragments arrive
  */
@@ -215,9 +233,18 @@ struct spray_rmsg {
 	u32			len;
 	u32			got;
 	struct spray_addr	from;
+	u32			frag;
+	u32			last_off;
+	unsigned long		*fmap;
 	u32			npages;
 	struct page		**pages;
 };
+
+/*
+ * Smallest fragment accepted (but the last of a message): a sender's
+ * fragments fill a packet of at least the IPv4 minimum MTU (576).
+ */
+#define SPRAY_MIN_FRAG		256
 
 /**
  * struct spray_errinfo - payload of an error queue entry
@@ -260,6 +287,7 @@ void spray_sock_destroy_conns(struct spray_sock *ss);
 int spray_conn_init(void);
 void spray_conn_exit(void);
 void spray_sock_rmem_freed(struct spray_sock *ss);
+void spray_sock_set_cc_mode(struct spray_sock *ss, u8 mode);
 bool spray_sock_wspace(const struct sock *sk);
 void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm);
 

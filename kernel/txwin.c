@@ -126,6 +126,7 @@ u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
 	rec->ev = ev;
 	rec->retx = 0;
 	rec->state = SPRAY_TXREC_INFLIGHT;
+	rec->why = 0;
 	tw->inflight++;
 	tw->sent++;
 	return tw->nxt++;
@@ -195,6 +196,15 @@ static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt)
 		tw->srtt_ns = tw->srtt_ns - tw->srtt_ns / 8 + rtt / 8;
 		tw->min_rtt_ns = min(tw->min_rtt_ns, rtt);
 	}
+	/*
+	 * The slowest path's RTT, recently: a new maximum at once, then
+	 * 1/64 of the way down per sample. Paths with deeper queues deliver
+	 * later than srtt says; waiting that long is no loss.
+	 */
+	if (rtt >= tw->rtt_max_ns)
+		tw->rtt_max_ns = rtt;
+	else
+		tw->rtt_max_ns -= (tw->rtt_max_ns - rtt) / 64;
 	tw->rto_ns = (u32)clamp_t(u64, (u64)tw->srtt_ns + 4ULL * tw->rttvar_ns,
 				  tw->cfg.rto_min_ns, tw->cfg.rto_max_ns);
 }
@@ -210,6 +220,9 @@ static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
 	} else if (rec->state == SPRAY_TXREC_LOST) {
 		tw->lost--;
 		tw->spurious++;
+		if (ops && ops->spurious && rec->why)
+			ops->spurious(ctx, psn, rec);
+		rec->why = 0;
 	}
 	/*
 	 * RACK: the send time of what was delivered. A retransmitted psn
@@ -231,7 +244,12 @@ static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
 			if (d > tw->reo_obs_ns)
 				tw->reo_obs_ns = (u32)min_t(u64, d, U32_MAX);
 		}
-		tw->rack_ns = max(tw->rack_ns, rec->sent_ns);
+		if (rec->sent_ns > tw->rack_ns ||
+		    (rec->sent_ns == tw->rack_ns &&
+		     spray_psn_after(psn, tw->rack_psn))) {
+			tw->rack_ns = rec->sent_ns;
+			tw->rack_psn = psn;
+		}
 		if (rec->ev < SPRAY_TX_MAX_EVS)
 			tw->ev_rack[rec->ev] = max(tw->ev_rack[rec->ev],
 						   rec->sent_ns);
@@ -264,6 +282,7 @@ static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
 		return;
 	}
 	rec->state = SPRAY_TXREC_LOST;
+	rec->why = why;
 	tw->lost++;
 	if (why == SPRAY_LOSS_RACK)
 		tw->lost_rack++;
@@ -282,9 +301,10 @@ static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
  * so widen it (RACK's reo_wnd_mult, RFC 8985 6.2); it shrinks back slowly.
  */
 static void txw_check_spurious(struct spray_txwin *tw,
-			       const struct spray_ack *ack)
+			       const struct spray_ack *ack,
+			       const struct spray_txwin_ops *ops, void *ctx)
 {
-	const struct spray_txrec *rec;
+	struct spray_txrec *rec;
 	u32 psn = ack->echo_psn;
 
 	if (!spray_psn_before(psn, tw->nxt) ||
@@ -299,6 +319,9 @@ static void txw_check_spurious(struct spray_txwin *tw,
 		tw->reo_calm = 0;
 		if (tw->reo_mult < 64)
 			tw->reo_mult *= 2;
+		if (ops && ops->spurious && rec->why)
+			ops->spurious(ctx, psn, rec);
+		rec->why = 0;
 	}
 }
 
@@ -345,7 +368,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		tw->bad_acks++;
 		return -EINVAL;
 	}
-	txw_check_spurious(tw, ack);
+	txw_check_spurious(tw, ack, ops, ctx);
 
 	/* cumulative part */
 	for (psn = tw->una; spray_psn_before(psn, ack->cum_psn); psn++) {
@@ -423,6 +446,17 @@ static u64 txw_loss_wait(const struct spray_txwin *tw)
 	return (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) + reo;
 }
 
+/*
+ * ... and overtaken on other EVs only: at least twice the slowest
+ * path's recent RTT (its queue may still grow while the packet waits).
+ */
+static u64 txw_loss_wait_cross(const struct spray_txwin *tw)
+{
+	u64 wait = max_t(u64, txw_loss_wait(tw), 2ULL * tw->srtt_ns);
+
+	return max_t(u64, wait, 2ULL * tw->rtt_max_ns);
+}
+
 /**
  * spray_txwin_detect_loss() - RACK-style loss detection
  * @tw: send window
@@ -447,20 +481,23 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 
 	if (!tw->rack_ns || !tw->inflight)
 		return 0;
-	wait = txw_loss_wait(tw);
 	/*
 	 * Overtaken on its own EV, a packet is lost after the plain RACK
 	 * window: one EV is one path and one queue, where packets stay in
 	 * order. Overtaken only on other EVs, it may just have met a longer
-	 * queue: the wider, adaptive window applies, and at least 2 srtt.
+	 * queue: the wider, adaptive window applies, at least 2 srtt and the
+	 * slowest path's recent RTT.
 	 */
+	wait = txw_loss_wait_cross(tw);
 	wait_ev = (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) +
 		  max_t(u64, tw->min_rtt_ns / 4, tw->cfg.reorder_min_ns);
-	wait = max_t(u64, wait, 2ULL * tw->srtt_ns);
 	for (psn = tw->una; psn != tw->nxt; psn++) {
 		rec = &tw->ring[psn & tw->mask];
+		/* sent after the newest delivered packet: no evidence yet */
 		if (rec->state != SPRAY_TXREC_INFLIGHT ||
-		    rec->sent_ns > tw->rack_ns)
+		    rec->sent_ns > tw->rack_ns ||
+		    (rec->sent_ns == tw->rack_ns &&
+		     !spray_psn_before(psn, tw->rack_psn)))
 			continue;
 		if (rec->ev < SPRAY_TX_MAX_EVS &&
 		    rec->sent_ns < tw->ev_rack[rec->ev])
@@ -521,8 +558,12 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 	if (err)
 		return err;
 
-	/* A NACK is evidence as RACK's is: the same age rule applies. */
-	guard = reason == SPRAY_NACK_LOSS ? txw_loss_wait(tw) : tw->srtt_ns;
+	/*
+	 * A NACK is evidence as RACK's is when overtaken on other EVs: the
+	 * receiver sees a hole, not which path the packet took.
+	 */
+	guard = reason == SPRAY_NACK_LOSS ? txw_loss_wait_cross(tw) :
+					      tw->srtt_ns;
 	for (; count; count--, psn++) {
 		rec = spray_txwin_rec(tw, psn);
 		if (!rec || rec->state != SPRAY_TXREC_INFLIGHT ||
@@ -586,8 +627,10 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 	for (psn = tw->una; psn != tw->nxt && !tw->failed &&
 	     n < SPRAY_TX_RTO_BURST; psn++) {
 		rec = &tw->ring[psn & tw->mask];
+		/* nor what the slowest path may still be carrying */
 		if (rec->state != SPRAY_TXREC_INFLIGHT ||
-		    now_ns - rec->sent_ns < cur)
+		    now_ns - rec->sent_ns < max_t(u64, cur,
+						  2ULL * tw->rtt_max_ns))
 			continue;
 		txw_mark_lost(tw, psn, rec, SPRAY_LOSS_RTO, ops, ctx);
 		n++;

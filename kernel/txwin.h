@@ -44,6 +44,7 @@ enum spray_loss_why {
  * @ev: index of the EV (struct spray_path) of the latest transmission.
  * @retx: retransmissions so far.
  * @state: enum spray_txrec_state.
+ * @why: enum spray_loss_why of the latest loss declared, 0 if none.
  */
 struct spray_txrec {
 	u64	sent_ns;
@@ -53,6 +54,7 @@ struct spray_txrec {
 	u16	ev;
 	u8	retx;
 	u8	state;
+	u8	why;
 };
 
 /**
@@ -79,6 +81,9 @@ struct spray_txwin_cfg {
  *	psn (also for a psn that had been declared lost: spurious loss).
  * @lost: @psn was declared lost and queued for retransmission.
  * @failed: @psn exceeded the retry limit; the connection is failed.
+ * @spurious: @psn had been declared lost but arrived after all: it was
+ *	acknowledged while LOST, or the receiver got its retransmission
+ *	as a duplicate (the ACK echoes it). Loss signals it gave were wrong.
  *
  * Any member may be NULL. @rec is valid during the call only.
  */
@@ -88,6 +93,7 @@ struct spray_txwin_ops {
 	void (*lost)(void *ctx, u32 psn, const struct spray_txrec *rec,
 		     enum spray_loss_why why);
 	void (*failed)(void *ctx, u32 psn, const struct spray_txrec *rec);
+	void (*spurious)(void *ctx, u32 psn, const struct spray_txrec *rec);
 };
 
 /**
@@ -120,9 +126,12 @@ struct spray_txack_sum {
  * @lost: records LOST (awaiting retransmission).
  * @sacked: records SACKED.
  * @rack_ns: latest sent_ns among delivered psns (RACK).
+ * @rack_psn: the psn that set it; among psns sent at the same time (one
+ *	burst) the lower ones went first.
  * @srtt_ns: smoothed RTT (0 = no sample yet).
  * @rttvar_ns: RTT variation.
  * @min_rtt_ns: smallest RTT sample (the base RTT).
+ * @rtt_max_ns: largest recent RTT sample, decaying (the slowest path).
  * @rto_ns: current RTO without backoff.
  * @backoff: RTO doublings since the last progress.
  * @failed: a psn hit the retry limit.
@@ -148,9 +157,11 @@ struct spray_txwin {
 	u32	lost;
 	u32	sacked;
 	u64	rack_ns;
+	u32	rack_psn;
 	u32	srtt_ns;
 	u32	rttvar_ns;
 	u32	min_rtt_ns;
+	u32	rtt_max_ns;
 	u32	rto_ns;
 	u8	backoff;
 	u8	reo_mult;

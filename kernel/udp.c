@@ -23,7 +23,9 @@
 /*
  * Called by UDP for every datagram to the namespace's AF_SPRAY port, in
  * softirq under rcu_read_lock(), with the checksum verified and skb->data at
- * the UDP header. Returns 0: the skb is always consumed.
+ * the UDP header. Datagrams to a broadcast or multicast address are dropped
+ * (SPRAY_DROP_ADDR): state and answers are for unicast peers only. Returns
+ * 0: the skb is always consumed.
  */
 static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -36,6 +38,9 @@ static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	if (skb->protocol == htons(ETH_P_IP)) {
 		const struct iphdr *iph = ip_hdr(skb);
 
+		if (skb_rtable(skb) && (skb_rtable(skb)->rt_flags &
+					(RTCF_BROADCAST | RTCF_MULTICAST)))
+			goto drop_addr;
 		from.af = AF_INET;
 		to.af = AF_INET;
 		ipv6_addr_set_v4mapped(iph->saddr, &from.v6);
@@ -44,6 +49,8 @@ static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 
+		if (ipv6_addr_is_multicast(&ip6h->daddr))
+			goto drop_addr;
 		from.af = AF_INET6;
 		to.af = AF_INET6;
 		from.v6 = ip6h->saddr;
@@ -57,6 +64,8 @@ static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	__skb_pull(skb, sizeof(struct udphdr));
 	spray_conn_rcv(sn, skb, &from, &to, ce);
 	return 0;
+drop_addr:
+	spray_mib_drop(sn, SPRAY_DROP_ADDR);
 drop:
 	kfree_skb(skb);
 	return 0;
@@ -229,7 +238,8 @@ static struct rtable *spray_route4(struct spray_net *sn, __be32 saddr,
  * @oif: interface of a link-local IPv6 destination, else 0
  * @payload: out: UDP payload bytes that fit the path MTU
  *
- * Return: 0, or the routing error (-ENETUNREACH, ...).
+ * Return: 0, the routing error (-ENETUNREACH, ...), or -EINVAL if
+ * @daddr is a broadcast address.
  */
 int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		   const struct in6_addr *daddr, u32 oif, u32 *payload)
@@ -245,6 +255,11 @@ int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 				  daddr->s6_addr32[3], 0, &fl4);
 		if (IS_ERR(rt))
 			return PTR_ERR(rt);
+		/* a directed broadcast (or multicast) is not a peer */
+		if (rt->rt_type != RTN_UNICAST && rt->rt_type != RTN_LOCAL) {
+			ip_rt_put(rt);
+			return -EINVAL;
+		}
 		mtu = dst_mtu(&rt->dst);
 		ipv6_addr_set_v4mapped(fl4.saddr, saddr);
 		ip_rt_put(rt);
@@ -285,6 +300,11 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 				  cb.daddr.s6_addr32[3], cb.ev, &fl4);
 		if (IS_ERR(rt))
 			goto drop;
+		/* never answer towards a broadcast address */
+		if (rt->rt_type != RTN_UNICAST && rt->rt_type != RTN_LOCAL) {
+			ip_rt_put(rt);
+			goto drop;
+		}
 		udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
 				    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
 				    0, htons(cb.ev), dport, false, false);

@@ -54,7 +54,17 @@ for i in range(n):
     elif kind == "random":
         p = os.urandom(24 + i % 200)
     elif kind == "open":     # a real SYN that opens connection 0x9000
-        p = hdr(scid=0x9000, psn=0x9000) + data(msg_len=200, flen=100) + bytes(100)
+        p = hdr(scid=0x9000, psn=0x9000) + data(msg_len=600, flen=300) + bytes(300)
+    elif kind == "overlap":  # that connection: fragments that repeat,
+        # overlap or leave the grid; counting their bytes would complete
+        # messages with holes (psns 0x9001.. are each new)
+        frags = [(1, 2048, 0, 1024), (1, 2048, 0, 1024),         # repeated
+                 (2, 8192, 0, 1000)] + [(2, 8192, 0, 1000)] * 8 + [  # x9
+                 (3, 4000, 0, 1000), (3, 4000, 500, 1000),        # overlap
+                 (4, 4000, 3000, 1000), (4, 4000, 2500, 1000),    # last, then off-grid
+                 (5, 3000, 0, 100), (5, 3000, 100, 100)]          # tiny frags
+        m, ln, off, fl = frags[i]
+        p = hdr(flags=0, scid=0x9000, psn=0x9001 + i) + data(msg_len=ln, off=off, flen=fl, msg_id=m) + bytes(fl)
     elif kind == "far":      # that connection, psn far beyond the window
         p = hdr(flags=0, scid=0x9000, psn=0x9000 + (1 << 25) + i) + data(msg_len=200, flen=100) + bytes(100)
     elif kind == "beyond":   # that connection, psn just beyond the window
@@ -90,6 +100,12 @@ busywait 5000 eval '[ "$(stat2 rx-pkts)" -ge 1 ]'
 check "a well-formed SYN opens a connection" [ "$(stat2 rx-pkts)" -ge 1 ]
 expect_drop stale far 20
 expect_drop window beyond 20
+before=$(stat2 drop-frag)
+forge overlap 17
+busywait 5000 eval '[ $(( $(stat2 drop-frag) - before )) -ge 13 ]'
+check "repeated, overlapping, off-grid and tiny fragments: drop-frag ($(( $(stat2 drop-frag) - before )) of 13)" \
+	[ $(( $(stat2 drop-frag) - before )) -eq 13 ]
+ip netns exec "$h2" "$SC" -t stats | grep -v "	0$" | sed "s/^/# /"
 check "nothing was delivered to the socket" [ "$(stat2 rx-msgs)" = 0 ]
 hold_stop R
 tap_end

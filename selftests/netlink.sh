@@ -60,8 +60,12 @@ KEY=nr-evs; check "nsB does not see nsA's config" [ "$(val scn "$nsB" show)" = "
 check "init_net does not see nsA's config" [ "$(val sc show)" = "$def_evs" ]
 check "set every setting at once" scn "$nsA" set udp-port 5000 nr-evs 256 \
 	cc-mode both rto-min-us 2000 rto-max-us 400000 retry-limit 255 \
-	ack-every 64 ack-delay-us 0 max-msg 8388608 idle-timeout-ms 1000
+	ack-every 64 ack-delay-us 0 max-msg 8388608 idle-timeout-ms 1000 \
+	bdp-bytes 65536
 KEY=max-msg; check "max-msg 8 MiB stored" [ "$(val scn "$nsA" show)" = 8388608 ]
+KEY=bdp-bytes; check "bdp-bytes 64 KiB stored" [ "$(val scn "$nsA" show)" = 65536 ]
+check "bdp-bytes 4095 refused" refused scn "$nsA" set bdp-bytes 4095
+check "  extack names bdp-bytes" err_has "attribute bdp-bytes"
 
 check "nr-evs 0 refused" refused scn "$nsA" set nr-evs 0
 check "  extack: out of range" err_has "out of range"

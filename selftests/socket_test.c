@@ -308,6 +308,39 @@ TEST_F(sock, unsupported_calls)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
+/* SPRAY_CC_MODE: the namespace's default (both), each mode, bad values. */
+TEST_F(sock, cc_mode_option)
+{
+	socklen_t len = sizeof(int);
+	int v = -1, bad[] = { -1, 4, 1000 };
+	unsigned int i;
+
+	ASSERT_EQ(0, getsockopt(self->fd, SOL_SPRAY, SPRAY_CC_MODE, &v, &len));
+	EXPECT_EQ(SPRAY_CC_MODE_BOTH, v);
+	EXPECT_EQ(sizeof(int), len);
+	for (i = SPRAY_CC_MODE_OFF; i <= SPRAY_CC_MODE_BOTH; i++) {
+		v = i;
+		EXPECT_EQ(0, setsockopt(self->fd, SOL_SPRAY, SPRAY_CC_MODE,
+					&v, sizeof(v)));
+		v = -1;
+		EXPECT_EQ(0, getsockopt(self->fd, SOL_SPRAY, SPRAY_CC_MODE,
+					&v, &len));
+		EXPECT_EQ((int)i, v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(-1, setsockopt(self->fd, SOL_SPRAY, SPRAY_CC_MODE,
+					 &bad[i], sizeof(bad[i])));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/* a refused value changes nothing */
+	EXPECT_EQ(0, getsockopt(self->fd, SOL_SPRAY, SPRAY_CC_MODE, &v, &len));
+	EXPECT_EQ(SPRAY_CC_MODE_BOTH, v);
+	errno = 0;
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_SPRAY, SPRAY_CC_MODE, &v, 2));
+	EXPECT_EQ(EINVAL, errno);
+}
+
 /* Bring up loopback in a fresh network namespace. */
 static int enter_new_netns(void)
 {

@@ -84,9 +84,12 @@ TEST(spray_nscc_on_ack__ecn_high_delay_decreases_once_per_rtt)
 	EXPECT(cc.cwnd >= w / 2);
 	EXPECT_EQ(cc.md, 1);
 	w = cc.cwnd;
-	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 105000);	/* < base RTT */
-	EXPECT_EQ(cc.cwnd, w);
+	/* the RTT sample is 50 us: no second cut within it */
 	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 111000);
+	EXPECT_EQ(cc.cwnd, w);
+	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 149999);
+	EXPECT_EQ(cc.cwnd, w);
+	spray_nscc_on_ack(&cc, &cfg, &s, 10000, 150000);
 	EXPECT(cc.cwnd < w);
 	EXPECT_EQ(cc.md, 2);
 }

@@ -266,13 +266,29 @@ TEST(spray_rxwin_nack_scan__waits_for_reorder_window)
 	EXPECT_EQ(n, 1);
 	EXPECT_EQ(out[0].psn, 5);
 	EXPECT_EQ(out[0].count, 3);
-	/* not again before rtt + reorder */
-	EXPECT_EQ(spray_rxwin_nack_scan(&w, 40000, 20000, out, 8), 0);
-	n = spray_rxwin_nack_scan(&w, 60000, 20000, out, 8);
+	/*
+	 * Not again before rtt + reorder, doubled: the second report found
+	 * cum where the first left it (backoff 1).
+	 */
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 60000, 20000, out, 8), 0);
+	EXPECT_EQ(spray_rxwin_nack_deadline(&w, 20000), 21000 + 2 * 30000);
+	n = spray_rxwin_nack_scan(&w, 81000, 20000, out, 8);
 	EXPECT_EQ(n, 2);
 	EXPECT_EQ(out[0].psn, 1);
 	EXPECT_EQ(out[1].psn, 5);
 	EXPECT_EQ(w.nacks, 4);
+	/* a sender that never answers draws ever fewer NACKs */
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 81000 + 4 * 30000 - 1, 20000,
+					out, 8), 0);
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 81000 + 4 * 30000, 20000, out, 8),
+		  2);
+	/* progress resets the backoff */
+	spray_rxwin_rcv(&w, 1, SPRAY_F_RETX, false, 300000, 7, 300000);
+	spray_rxwin_rcv(&w, 2, SPRAY_F_RETX, false, 300000, 7, 300000);
+	EXPECT_EQ(w.cum, 5);
+	EXPECT_EQ(spray_rxwin_nack_scan(&w, 400000, 20000, out, 8), 1);
+	EXPECT_EQ(w.nack_shift, 0);
+	EXPECT_EQ(spray_rxwin_nack_deadline(&w, 20000), 400000 + 30000);
 }
 
 TEST(spray_rxwin_nack_scan__fill_clears)

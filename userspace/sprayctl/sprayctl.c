@@ -436,6 +436,7 @@ static const struct setting settings[] = {
 	{ "ack-delay-us", SPRAY_A_CONFIG_ACK_DELAY_US, 32 },
 	{ "max-msg", SPRAY_A_CONFIG_MAX_MSG, 32 },
 	{ "idle-timeout-ms", SPRAY_A_CONFIG_IDLE_TIMEOUT_MS, 32 },
+	{ "bdp-bytes", SPRAY_A_CONFIG_BDP_BYTES, 32 },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -536,6 +537,10 @@ static const char *const stats_names[] = {
 	[SPRAY_A_STATS_RCVBUF_FULL] = "rcvbuf-full",
 	[SPRAY_A_STATS_NO_SOCKET] = "no-socket",
 	[SPRAY_A_STATS_BOUND_SOCKETS] = "bound-sockets",
+	[SPRAY_A_STATS_LOST_RACK] = "lost-rack",
+	[SPRAY_A_STATS_LOST_NACK] = "lost-nack",
+	[SPRAY_A_STATS_LOST_RTO] = "lost-rto",
+	[SPRAY_A_STATS_SPURIOUS_LOSS] = "spurious-loss",
 };
 
 static int stats_cb(const struct nlmsghdr *nlh, void *data)

@@ -76,6 +76,29 @@ struct sockaddr_spray {
 #define SPRAY_ORDERED		1
 
 /**
+ * DOC: SPRAY_CC_MODE
+ *
+ * SPRAY_CC_MODE (int, default: the namespace's cc-mode when the socket was
+ * created): which congestion signals limit this socket's traffic, for its
+ * connections present and future.
+ *
+ * - %SPRAY_CC_MODE_OFF (0): neither; only the windows of the transport.
+ * - %SPRAY_CC_MODE_SENDER (1): as a sender, a window that reacts to ECN
+ *   marks and queueing delay (NSCC-like).
+ * - %SPRAY_CC_MODE_RECEIVER (2): as a receiver, grant credit to the
+ *   sockets sending to it, sharing its link among them (incast).
+ * - %SPRAY_CC_MODE_BOTH (3): both.
+ *
+ * A sender window applies when the sending socket enables it, credit when
+ * the receiving socket does. Any other value: EINVAL.
+ */
+#define SPRAY_CC_MODE		2
+#define SPRAY_CC_MODE_OFF	0
+#define SPRAY_CC_MODE_SENDER	1
+#define SPRAY_CC_MODE_RECEIVER	2
+#define SPRAY_CC_MODE_BOTH	3
+
+/**
  * DOC: control messages (level SOL_SPRAY)
  *
  * SPRAY_CMSG_COOKIE (__u64): on sendmsg(), a value of the caller's that

@@ -1,0 +1,527 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Hostile network input while real traffic runs. An attacker floods a
+# receiver with crafted packets (spray_flood: garbage, valid headers with
+# absurd fields, new connection ids from thousands of spoofed sources,
+# replays, broadcasts) while a verified transfer (spray_msg) runs h1 -> h2.
+# For each kind of flood: the transfer completes intact, every crafted
+# packet is dropped under its own reason counter (exactly, when nothing
+# else can count there: packets lost on the way are subtracted),
+# connection state stays under the documented limits (Documentation/
+# networking/spray-security.rst), kernel memory stays bounded, and once
+# the flood stops and the idle timeout passes, state and memory are back
+# to the baseline. Last, the module refuses to unload while traffic runs.
+#
+#   h1 10.0.1.1 ---- 10.0.1.2 h2 10.0.2.2 ---- 10.0.2.1 ev
+#   sender, port 7001          receiver, port 7000  attacker: spoofs
+#                              held sockets that    10.66.0.0/16, routed
+#                              never read: 7100,    via ev on h2 (so the
+#                              7101-7104, 7200,     spoofed packets pass
+#                              0.0.0.0:7300         strict rp_filter)
+source "$(dirname "$0")/lib.sh"
+top=$(dirname "$here")
+SC=$top/userspace/sprayctl/sprayctl
+FLOOD=$here/spray_flood
+ko=${SPRAY_KO:-}
+tmp=$(mktemp -d)
+HOLDS=()
+cleanup() {
+	local h
+	[ -n "${RIN:-}" ] && exec {RIN}>&-
+	[ -n "${SIN:-}" ] && exec {SIN}>&-
+	for h in "${HOLDS[@]}"; do unhold "$h" 2>/dev/null; done
+	jobs -p | xargs -r kill 2>/dev/null
+	wait 2>/dev/null
+	cleanup_ns
+	rm -rf "$tmp"
+	module_loaded || { [ -n "$ko" ] && load_spray "$ko"; }
+}
+trap cleanup EXIT
+
+# limits of kernel/conn.h, documented in spray-security.rst
+MAX_CONNS=4096
+MAX_NET_CONNS=$((4 * MAX_CONNS))
+SPOOF=10.66.0.0/16
+COUNT=${HARDENING_COUNT:-100}	# messages per real transfer (mix: ~11 KiB each)
+RATE=${HARDENING_RATE:-3000}	# packets a second of the floods that run beside it
+IDLE_MS=20000			# idle timeout: longer than a flood, short to wait for
+# HARDENING_ONLY="3 9": run only those sections (for development)
+want() { [ -z "${HARDENING_ONLY:-}" ] || [[ " $HARDENING_ONLY " == *" $1 "* ]]; }
+echo "# t=0"
+
+[ -x "$FLOOD" ] || { fail "spray_flood built ($FLOOD)"; tap_end; }
+setup_ns h1 h2 ev || { fail "setup namespaces"; tap_end; }
+ip link add eth0 netns "$h1" type veth peer name eth0 netns "$h2"
+ip link add eth1 netns "$h2" type veth peer name eth0 netns "$ev"
+ip -n "$h1" addr add 10.0.1.1/24 dev eth0
+ip -n "$h2" addr add 10.0.1.2/24 dev eth0
+ip -n "$h2" addr add 10.0.2.2/24 dev eth1
+ip -n "$ev" addr add 10.0.2.1/24 dev eth0
+for n in "$h1" "$h2" "$ev"; do ip -n "$n" link set eth0 up; done
+ip -n "$h2" link set eth1 up
+ip -n "$ev" route add default via 10.0.2.2
+ip -n "$ev" route add 224.0.0.0/4 dev eth0
+ip -n "$h2" route add $SPOOF via 10.0.2.1
+ip netns exec "$h2" sysctl -qw net.ipv4.conf.all.rp_filter=1 \
+	net.ipv4.conf.eth1.rp_filter=1
+busywait 5000 ip netns exec "$ev" ping -c1 -W1 10.0.1.2 >/dev/null &&
+	busywait 5000 ip netns exec "$h1" ping -c1 -W1 10.0.1.2 >/dev/null
+check "topology: h1 and ev reach h2" [ $? -eq 0 ]
+
+sc() { local ns=$1; shift; ip netns exec "$ns" "$SC" "$@"; }
+# stat NS KEY: one counter of "sprayctl stats"
+stat() { sc "$1" -t stats | awk -F'\t' -v k="$2" '$1 == k { print $2 }'; }
+# conns NS: connections that exist in NS (opened - closed)
+conns() { sc "$1" -t stats | awk -F'\t' '$1 == "conn-open" { o = $2 } $1 == "conn-close" { c = $2 } END { print o - c }'; }
+# conns_on NS PORT: connections of the socket bound to spray port PORT
+conns_on() { sc "$1" -t peers | awk -F'\t' -v p=":$2" 'index($2, p) && index($2, p) == length($2) - length(p) + 1 { n++ } END { print n + 0 }'; }
+# rxq ADDR:PORT: bytes the socket's receive queue holds (charged)
+rxq() { sc "$h2" -t sockets | awk -F'\t' -v a="$1" '$1 == a { print $2 }'; }
+# lost_on_path IFACE_NS IFACE PEER_NS PEER: packets dropped on a veth
+# (backlog full) before AF_SPRAY saw them, and by UDP
+lost_on_path() {
+	local a b c
+	a=$(ip netns exec "$1" cat "/sys/class/net/$2/statistics/rx_dropped")
+	b=$(ip netns exec "$3" cat "/sys/class/net/$4/statistics/tx_dropped")
+	c=$(ip netns exec "$1" cat /proc/net/snmp | awk '/^Udp:/ { if (h) print $4 + $6; h = 1 }')
+	echo $((a + b + c))
+}
+ev_lost() { lost_on_path "$h2" eth1 "$ev" eth0; }
+# kmem: kernel memory in use outside the page cache and processes, KiB:
+# MemTotal - MemFree - the LRU lists (page cache, anonymous and tmpfs
+# pages) - page tables, stacks and per-cpu areas - free pages cached per
+# cpu (/proc/zoneinfo "count"). Slab and the pages AF_SPRAY allocates for
+# messages (alloc_page) are in it.
+kmem() {
+	local pcp
+	pcp=$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)
+	awk -v pcp="$pcp" '{ v[$1] = $2 } END { print v["MemTotal:"] - v["MemFree:"] - v["Active:"] - v["Inactive:"] - v["Unevictable:"] - v["PageTables:"] - v["KernelStack:"] - v["Percpu:"] - pcp }' /proc/meminfo
+}
+# slab_top: the five biggest slab caches, KiB (a diagnostic)
+slab_top() {
+	awk 'NR > 2 { printf "%s %d\n", $1, $3 * $4 / 1024 }' /proc/slabinfo | sort -k2 -rn | head -5 | tr '\n' ' '
+}
+slab() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
+
+# ---- the real traffic: spray_msg, every message verified by the receiver
+RLOG=$tmp/recv.log
+mkfifo "$tmp/rin"
+recv_start() {	# recv_start SEED: receiver on h2:7000, kept bound after
+	: >"$RLOG"
+	ip netns exec "$h2" env SPRAY_HOLD=1 "$here/spray_msg" recv 10.0.1.2 \
+		7000 "$COUNT" mix "$1" 300 <"$tmp/rin" >"$RLOG" 2>&1 &
+	RPID=$!
+	exec {RIN}>"$tmp/rin"
+	busywait 10000 grep -q ready "$RLOG"
+}
+recv_stop() {	# the receiver's verdict: all messages, once, intact
+	exec {RIN}>&-
+	RIN=
+	wait "$RPID"
+}
+send_msgs() {	# send_msgs SEED [RATE]: the sender, h1:7001 -> h2:7000
+	ip netns exec "$h1" "$here/spray_msg" send 10.0.1.1 7001 10.0.1.2 \
+		7000 "$COUNT" mix "$@" >"$tmp/send.log" 2>&1
+}
+# send_start SEED RATE: the same in the background, its socket kept open
+# after it is done until send_stop, which returns its verdict
+mkfifo "$tmp/sin"
+send_start() {
+	: >"$tmp/send.log"
+	ip netns exec "$h1" env SPRAY_HOLD=1 "$here/spray_msg" send 10.0.1.1 \
+		7001 10.0.1.2 7000 "$COUNT" mix "$@" <"$tmp/sin" \
+		>"$tmp/send.log" 2>&1 &
+	SPID=$!
+	exec {SIN}>"$tmp/sin"
+	# its connection exists on the receiver
+	busywait 20000 eval '[ "$(conns_on "$h2" 7000)" -ge 1 ]'
+}
+send_done() { grep -q "^sent" "$tmp/send.log"; }
+send_stop() {
+	exec {SIN}>&-
+	SIN=
+	wait "$SPID"
+}
+
+# flood_start NAME NS ARGS...: spray_flood ARGS from NS in the background
+# until flood_stop NAME; returns once it runs
+FLOODS=()
+flood_start() {
+	local name=$1 ns=$2; shift 2
+	ip netns exec "$ns" "$FLOOD" -r "$RATE" -n 100000000 "$@" \
+		>"$tmp/flood.$name" 2>&1 &
+	eval "FPID_$name=$!"
+	FLOODS+=("$name")
+	busywait 20000 grep -q "^flooding" "$tmp/flood.$name"
+}
+flood_sent() {	# flood_sent LOG: SENT = packets the flood that wrote LOG sent
+	SENT=$(awk '/^sent/ { print $2 }' "$1")
+	[ -n "$SENT" ] || sed 's/^/# flood: /' "$1"
+	SENT=${SENT:-0}
+}
+flood_stop() {	# flood_stop NAME: end it; SENT_NAME: the packets it sent
+	local pid
+	eval "pid=\$FPID_$1"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	flood_sent "$tmp/flood.$1"
+	eval "SENT_$1=$SENT"
+}
+# flood_n NS RATE ARGS...: a flood of a given size (-n), in the foreground
+flood_n() {
+	local ns=$1 rate=$2 t0; shift 2
+	t0=$(date +%s%3N)
+	ip netns exec "$ns" "$FLOOD" -r "$rate" "$@" >"$tmp/flood.log" 2>&1
+	flood_sent "$tmp/flood.log"
+	echo "# flood $*: $SENT packets in $(( $(date +%s%3N) - t0 )) ms"
+}
+
+# under_floods NAME NS "ARGS" [NS "ARGS"]...: a real transfer while each
+# (UF_PRE, if set, is run once the receiver is bound)
+# spray_flood ARGS runs from its NS (named by its last word, the kind).
+# The floods start first and stop when the transfer is done, so they run
+# throughout. Sets SENT_kind per flood, LOST (packets lost on the
+# attacker's link, all floods together).
+SEED=1
+LOSTF=ev_lost
+under_floods() {
+	local name=$1 rc alive=0 lost0 f kinds=(); shift
+	SEED=$((SEED + 1))
+	recv_start $SEED
+	[ -n "${UF_PRE:-}" ] && eval "$UF_PRE"
+	lost0=$($LOSTF)
+	while [ $# -ge 2 ]; do
+		f=${2##* }
+		kinds+=("$f")
+		# shellcheck disable=SC2086
+		flood_start "$f" "$1" $2
+		shift 2
+	done
+	send_msgs $SEED
+	rc=$?
+	for f in "${kinds[@]}"; do
+		eval "kill -0 \$FPID_$f" 2>/dev/null || alive=1
+		flood_stop "$f"
+	done
+	CONNS_7000=$(conns_on "$h2" 7000)
+	check "$name: real transfer of $COUNT messages acknowledged under the flood" [ $rc -eq 0 ]
+	check "$name: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
+	check "$name: the floods ran throughout the transfer" [ $alive -eq 0 ]
+	LOST=$(( $($LOSTF) - lost0 ))
+}
+
+# counted NS REASON BEFORE N: drop-REASON rose by exactly N (after waiting
+# for it: softirq may still be working through the backlog)
+reached() { [ $(( $(stat "$1" "drop-$2") - $3 )) -ge "$4" ]; }
+counted() {
+	busywait 10000 reached "$@"
+	[ $(( $(stat "$1" "drop-$2") - $3 )) -eq "$4" ]
+}
+# counted_at_least NS REASON BEFORE N: real traffic may add to the reason
+counted_at_least() { busywait 10000 reached "$@"; }
+
+# hold NAME ADDR PORT: a socket on h2 that never reads; unhold NAME
+hold() {
+	hold_start "$1" ip netns exec "$h2" "$here/spray_hold" "$2" "$3"
+	HOLDS+=("$1")
+	eval "[ \"\${${1}_PORT:-}\" = $3 ]"
+}
+unhold() {
+	eval "[ -n \"\${${1}_FD:-}\" ]" || return 0
+	hold_stop "$1"
+	eval "${1}_FD="
+}
+
+sc "$h2" set idle-timeout-ms $IDLE_MS || fail "sprayctl set idle-timeout-ms"
+sc "$h1" set idle-timeout-ms $IDLE_MS
+check "victim socket bound on h2:7100 (never reads)" hold V 10.0.1.2 7100
+KMEM0=$(kmem)
+SLAB0=$(slab)
+BASE=$(conns "$h2")
+echo "# baseline: kernel memory $KMEM0 KiB, slab $SLAB0 KiB, connections $BASE"
+idle_back() { [ "$(conns "$h2")" -le "$BASE" ]; }
+# back to the baseline, give or take unrelated kernel activity
+slab_back() { [ "$(slab)" -le $((SLAB0 + 4096)) ]; }
+kmem_back() { [ "$(kmem)" -le $((KMEM0 + 8192)) ]; }
+# all_back WHAT: state and memory back to the baseline after the idle timeout
+all_back() {
+	check "$1: every connection torn down after the idle timeout" \
+		busywait $((IDLE_MS * 4)) idle_back
+	check "$1: slab back to the baseline ($(slab) KiB, $SLAB0 at the start)" \
+		busywait 10000 slab_back
+}
+
+# ---- 1. garbage and malformed headers, each kind from its own flood, all
+# at once: the parser drops each under its own reason, before any lookup;
+# real traffic never has these reasons
+if want 1; then
+	echo "# section 1 at $SECONDS s"
+	PARSE_KINDS="short version type flags port cid len field"
+	parse_drops() {
+		local k t=0
+		for k in $PARSE_KINDS; do
+			t=$((t + $(stat "$h2" "drop-$k")))
+		done
+		echo $((t + $(stat "$h2" no-socket)))
+	}
+	args=()
+	b_all=$(parse_drops)
+	for kind in $PARSE_KINDS; do
+		eval "b_$kind=$(stat "$h2" "drop-$kind")"
+		args+=("$ev" "-d 10.0.1.2 -s $SPOOF -a 1000 -p 4 -x $RANDOM $kind")
+	done
+	under_floods malformed "${args[@]}"
+	# Packets lost on the way (LOST, usually 0) cannot be told apart by kind:
+	# each reason counts its kind's packets less at most LOST, the total is
+	# exact.
+	total=0
+	for kind in $PARSE_KINDS; do
+		eval "SENT=\$SENT_$kind"
+		total=$((total + SENT))
+	done
+	busywait 10000 eval '[ $(( $(parse_drops) - b_all )) -ge $((total - LOST)) ]'
+	check "malformed: all $((total - LOST)) that arrived counted (sent $total, lost on the way $LOST)" \
+		[ $(( $(parse_drops) - b_all )) -eq $((total - LOST)) ]
+	for kind in $PARSE_KINDS; do
+		eval "b=\$b_$kind SENT=\$SENT_$kind"
+		d=$(( $(stat "$h2" "drop-$kind") - b ))
+		check "$kind: $d of $SENT counted as drop-$kind" \
+			[ "$d" -le "$SENT" -a "$d" -ge $((SENT - LOST)) ]
+	done
+
+	b=$(parse_drops)
+	under_floods random "$ev" "-d 10.0.1.2 -s $SPOOF -a 1000 -p 4 random"
+	busywait 10000 eval '[ $(( $(parse_drops) - b )) -ge $((SENT_random - LOST)) ]'
+	check "random: every datagram dropped and counted by a parse reason ($(( $(parse_drops) - b )) of $((SENT_random - LOST)))" \
+		[ $(( $(parse_drops) - b )) -eq $((SENT_random - LOST)) ]
+fi
+
+# ---- 2. well-formed packets that may not open anything: without SYN, no
+# connection state
+if want 2; then
+	echo "# section 2 at $SECONDS s"
+	o0=$(stat "$h2" conn-open)
+	b=$(stat "$h2" drop-stale)
+	under_floods "nosyn+ctl" "$ev" "-d 10.0.1.2 -s $SPOOF -a 1000 -p 4 nosyn" \
+		"$ev" "-d 10.0.1.2 -s $SPOOF -a 1000 -p 4 -S 21000 ctl"
+	check "nosyn, ctl: counted as drop-stale" \
+		counted_at_least "$h2" stale "$b" $((SENT_nosyn + SENT_ctl - LOST))
+	check "nosyn, ctl: no connection opened by them" [ $(( $(stat "$h2" conn-open) - o0 )) -le 2 ]
+fi
+
+# ---- 3. absurd sequence numbers on a connection the attacker opened
+# (spoofed, half a message): far away, beyond the window, duplicates
+if want 3; then
+	echo "# section 3 at $SECONDS s"
+	CONN="-d 10.0.1.2 -s $SPOOF -a 1 -S 30000 -c 0x77770000"
+	for r in stale window dup; do eval "b_$r=$(stat "$h2" "drop-$r")"; done
+	# the connection is opened once the receiver is bound
+	UF_PRE='flood_n "$ev" 0 $CONN -n 1 open'
+	under_floods "psn" "$ev" "$CONN far" "$ev" "$CONN beyond" "$ev" "$CONN dup"
+	UF_PRE=
+	for kr in far:stale beyond:window dup:dup; do
+		kind=${kr%:*} reason=${kr#*:}
+		eval "b=\$b_$reason SENT=\$SENT_$kind"
+		busywait 10000 reached "$h2" "$reason" "$b" $((SENT - LOST))
+		d=$(( $(stat "$h2" "drop-$reason") - b ))
+		check "$kind: $d counted as drop-$reason ($SENT sent, $LOST lost on the way)" \
+			[ "$d" -ge $((SENT - LOST)) ]
+	done
+fi
+
+# ---- 4. new connection ids from thousands of spoofed sources at the
+# receiver's own socket while it receives: its established connection
+# keeps working, state stops at the per-socket limit, the sources beyond
+# it count as drop-limit
+if want 4; then
+	echo "# section 4 at $SECONDS s"
+	SEED=$((SEED + 1))
+	recv_start $SEED
+	send_start $SEED 5
+	b=$(stat "$h2" drop-limit)
+	c0=$(conns "$h2")
+	SLAB1=$(slab)
+	lost0=$(ev_lost)
+	flood_n "$ev" 0 -d 10.0.1.2 -s $SPOOF -a 1500 -p 4 -n $((MAX_CONNS + 1500)) syn
+	send_done && running=0 || running=1
+	n=$(( $(conns "$h2") - c0 + 1 ))
+	grow=$(( $(slab) - SLAB1 ))
+	echo "# syn: $n connections on the receiver's socket, slab +$grow KiB ($((grow * 1024 / n)) bytes each); biggest caches: $(slab_top)"
+	check "syn: the connections of one socket stop at $MAX_CONNS ($n)" [ "$n" -eq $MAX_CONNS ]
+	check "syn: the sources beyond it counted as drop-limit" \
+		counted "$h2" limit "$b" $((SENT - $(ev_lost) + lost0 - MAX_CONNS + 1))
+	check "syn: their memory is bounded: slab +$grow KiB <= $((MAX_CONNS * 12)) KiB" \
+		[ "$grow" -le $((MAX_CONNS * 12)) ]
+	check "syn: the real transfer ran while the socket filled up" [ $running = 1 ]
+	busywait 120000 send_done
+	check "syn: real transfer acknowledged beside $MAX_CONNS spoofed connections ($(cat "$tmp/send.log"))" send_stop
+	check "syn: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
+	all_back syn
+fi
+
+# ---- 5. the same at a socket that stays open and never reads: the half
+# messages must not pin the connections, the idle timeout takes them
+if want 5; then
+	echo "# section 5 at $SECONDS s"
+	c0=$(conns "$h2")
+	flood_n "$ev" 0 -d 10.0.1.2 -P 7100 -s $SPOOF -a 1500 -p 4 -n $((MAX_CONNS + 200)) syn
+	n=$(( $(conns "$h2") - c0 ))
+	check "syn at a held socket: $MAX_CONNS connections ($n)" [ "$n" -eq $MAX_CONNS ]
+	all_back "syn at a held socket"
+fi
+
+# ---- 6. absurd message sizes: 8 MiB messages of which one fragment comes
+# (each charges the receive buffer in full); then the idle timeout
+if want 6; then
+	echo "# section 6 at $SECONDS s"
+	f0=$(stat "$h2" rcvbuf-full)
+	flood_n "$ev" 0 -d 10.0.1.2 -P 7100 -s $SPOOF -a 200 -n 200 bigmsg
+	q=$(rxq 10.0.1.2:7100)
+	echo "# bigmsg: the victim's receive queue holds $q bytes"
+	check "bigmsg: receive queue within SO_RCVBUF + one message ($q)" \
+		[ "${q:-0}" -le $((16 * 1024 * 1024 + 8 * 1024 * 1024 + 65536)) ]
+	check "bigmsg: the receive buffer was filled" [ "${q:-0}" -ge $((16 * 1024 * 1024)) ]
+	check "bigmsg: the messages it refused counted as rcvbuf-full" \
+		[ $(( $(stat "$h2" rcvbuf-full) - f0 )) -ge $((SENT - 3)) ]
+	all_back bigmsg
+	check "bigmsg: the receive queue is empty again ($(rxq 10.0.1.2:7100))" [ "$(rxq 10.0.1.2:7100)" = 0 ]
+fi
+
+# ---- 7. many partial messages from one source (512 of their 1024 bytes
+# come): each takes a page; the receive buffer must bound the pages, not
+# the bytes
+if want 7; then
+	echo "# section 7 at $SECONDS s"
+	flood_n "$ev" 0 -d 10.0.1.2 -P 7100 -s $SPOOF -c 0x1234 -n 20000 tinymsg
+	grow=$(( $(kmem) - KMEM0 ))
+	q=$(rxq 10.0.1.2:7100)
+	echo "# tinymsg: $SENT partial messages, receive queue $q bytes, kernel memory +$grow KiB"
+	check "tinymsg: kernel memory bounded by the receive buffer (+$grow KiB <= 32 MiB)" \
+		[ "$grow" -le $((32 * 1024)) ]
+	all_back tinymsg
+	check "tinymsg: kernel memory back to the baseline ($(kmem) KiB, $KMEM0 at the start)" \
+		busywait 10000 kmem_back
+fi
+
+# ---- 8. the namespace limit: five sockets flooded, four fill it up, the
+# fifth gets no state at all (a longer idle timeout so that none expires)
+if want 8; then
+	echo "# section 8 at $SECONDS s"
+	sc "$h2" set idle-timeout-ms 120000
+	for p in 7101 7102 7103 7104; do
+		hold "H$p" 10.0.1.2 $p || fail "hold 10.0.1.2:$p"
+	done
+	SLAB1=$(slab)
+	b=$(stat "$h2" drop-limit)
+	for p in 7101 7102 7103 7104; do
+		flood_n "$ev" 0 -d 10.0.1.2 -P $p -s $SPOOF -a 1500 -p 3 -n $MAX_CONNS syn
+	done
+	lost0=$(ev_lost)
+	flood_n "$ev" 0 -d 10.0.1.2 -P 7100 -s $SPOOF -a 1500 -p 3 -n 1000 syn
+	n=$(conns "$h2")
+	grow=$(( $(slab) - SLAB1 ))
+	echo "# namespace: $n connections, slab +$grow KiB"
+	check "namespace: connections stop at $MAX_NET_CONNS ($n)" [ "$n" -le $MAX_NET_CONNS ]
+	check "namespace: 5th socket got none" [ "$(conns_on "$h2" 7100)" -eq 0 ]
+	check "namespace: counted as drop-limit" \
+		counted_at_least "$h2" limit "$b" $((1000 - $(ev_lost) + lost0))
+	check "namespace: memory bounded: slab +$grow KiB <= $((MAX_NET_CONNS * 12)) KiB" \
+		[ "$grow" -le $((MAX_NET_CONNS * 12)) ]
+	# local senders are not limited by the namespace: a message still goes out
+	# (to a port without a socket: the message fails fast, ECONNREFUSED)
+	check "namespace: a local sender still opens a connection" \
+		ip netns exec "$h2" "$here/spray_msg" fail 10.0.1.2 7005 10.0.1.1 7009 20
+	for p in 7101 7102 7103 7104; do unhold "H$p"; done
+	sc "$h2" set idle-timeout-ms $IDLE_MS
+	check "namespace: the state goes with the sockets" busywait 20000 idle_back
+	check "namespace: slab back to the baseline ($(slab) KiB)" busywait 10000 slab_back
+fi
+
+# ---- 9. replays and stale incarnations: a whole one-packet message sent
+# 50 times is delivered once; a newer incarnation replaces it; the old one
+# replayed afterwards is stale
+if want 9; then
+	echo "# section 9 at $SECONDS s"
+	check "replay socket bound on h2:7200" hold R 10.0.1.2 7200
+	m0=$(stat "$h2" rx-msgs)
+	d0=$(stat "$h2" drop-dup)
+	s0=$(stat "$h2" drop-stale)
+	lost0=$(ev_lost)
+	flood_n "$ev" 0 -d 10.0.1.2 -P 7200 -s $SPOOF -a 1 -c 0x50000000 -t 1000000 -n 50 replay
+	busywait 5000 eval '[ $(( $(stat "$h2" drop-dup) - d0 + $(ev_lost) - lost0 )) -ge 49 ]'
+	check "replay: 50 copies, one delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 1 ]
+	check "replay: the other 49 counted as drop-dup" \
+		[ $(( $(stat "$h2" drop-dup) - d0 + $(ev_lost) - lost0 )) -eq 49 ]
+	# "stale": a newer incarnation (cid + 1, later timestamp), then the old
+	# one's packet 20 times, back to back
+	lost0=$(ev_lost)
+	flood_n "$ev" 0 -d 10.0.1.2 -P 7200 -s $SPOOF -a 1 -c 0x50000000 -t 1000000 -n 21 stale
+	busywait 5000 eval '[ $(( $(stat "$h2" drop-stale) - s0 + $(ev_lost) - lost0 )) -ge 20 ]'
+	check "replay: a newer incarnation (later timestamp) is delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 2 ]
+	check "replay: the old incarnation replayed after it is stale (drop-stale)" \
+		[ $(( $(stat "$h2" drop-stale) - s0 + $(ev_lost) - lost0 )) -eq 20 ]
+	check "replay: and not delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 2 ]
+fi
+
+# ---- 10. broadcast and multicast destinations: never state, never answered
+if want 10; then
+	echo "# section 10 at $SECONDS s"
+	check "wildcard socket bound on h2:7300" hold W 0.0.0.0 7300
+	for dst in 10.0.2.255 224.0.0.1; do
+		b=$(stat "$h2" drop-addr)
+		lost0=$(ev_lost)
+		m0=$(stat "$h2" rx-msgs)
+		flood_n "$ev" 0 -d $dst -P 7300 -s $SPOOF -a 100 -n 500 synfull
+		check "to $dst: counted as drop-addr" \
+			counted "$h2" addr "$b" $((SENT - $(ev_lost) + lost0))
+		check "to $dst: no connection, nothing delivered" \
+			[ "$(conns_on "$h2" 7300)" -eq 0 -a "$(stat "$h2" rx-msgs)" = "$m0" ]
+	done
+fi
+
+# ---- 11. forged acknowledgments at the real sender (from the receiver's
+# address and port, a wrong connection id, absurd cum/sack/grant): dropped
+# as stale, the transfer does not believe them. The flood runs while the
+# sender's socket is open (the sender holds it after it is done).
+if want 11; then
+	echo "# section 11 at $SECONDS s"
+	h1_lost() { lost_on_path "$h1" eth0 "$h2" eth0; }
+	SEED=$((SEED + 1))
+	recv_start $SEED
+	send_start $SEED 20
+	b=$(stat "$h1" drop-stale)
+	lost0=$(h1_lost)
+	flood_start ackcid "$h2" -d 10.0.1.1 -P 7001 -S 7000 ackcid
+	busywait 120000 send_done
+	check "ackcid: the flood ran throughout the transfer" eval 'kill -0 $FPID_ackcid'
+	flood_stop ackcid
+	check "ackcid: real transfer acknowledged under the flood ($(cat "$tmp/send.log"))" send_stop
+	check "ackcid: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
+	check "ackcid: all $SENT_ackcid counted as drop-stale on the sender" \
+		counted_at_least "$h1" stale "$b" $((SENT_ackcid - $(h1_lost) + lost0))
+fi
+
+# ---- 12. local: unloading the module while traffic runs is refused, the
+# traffic is unharmed, and unloading works once every socket is closed
+if want 12; then
+	echo "# section 12 at $SECONDS s"
+	if [ -n "$ko" ]; then
+		SEED=$((SEED + 1))
+		recv_start $SEED
+		send_start $SEED 20
+		check "unload during traffic: refused" not rmmod spray 2>/dev/null
+		check "unload during traffic: module still loaded" module_loaded
+		check "unload during traffic: the transfer was running" not send_done
+		busywait 120000 send_done
+		check "unload during traffic: transfer acknowledged" send_stop
+		check "unload during traffic: every message once and intact" recv_stop
+		for h in "${HOLDS[@]}"; do unhold "$h"; done
+		refcnt_zero() { [ "$(module_refcnt)" = 0 ]; }
+		check "unload: the last socket closed releases the module" busywait 10000 refcnt_zero
+		check "unload: rmmod succeeds" rmmod spray
+		check "unload: reloads" load_spray "$ko"
+	else
+		skip "unload during traffic: SPRAY_KO not set"
+	fi
+fi
+tap_end
