@@ -7,7 +7,10 @@
 #   make install         module (+ depmod), uapi header and tools
 #   make test            everything, in the VM, on every kernel of the matrix
 #   make demo            the main job: a VM that shows AF_SPRAY working
-#   make bench           benchmarks against TCP and MPTCP (results in build/bench)
+#   make bench           benchmarks against TCP, MPTCP, RoCEv2 and UDP (build/bench)
+#   make fuzz            libFuzzer harnesses of the protocol core, FUZZ_TIME s each
+#   make debug-kernel    Debian's 6.1 with KASAN, lockdep, kmemleak (cached)
+#   make test-debug      the selftests on it in the VM, then a kmemleak check
 #
 # The host kernel cannot load modules: see scripts/vm.sh.
 
@@ -29,7 +32,7 @@ SYNC = mkdir -p $(BUILD) && for f in Kbuild $$(find kernel include -type f); do 
 KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h include/uapi/linux/*.h)
 
 .PHONY: all module modules-all tools selftests unit check style install \
-	uninstall test demo bench clean FORCE
+	uninstall test demo bench debug-kernel test-debug fuzz clean FORCE
 
 all: module tools selftests
 
@@ -94,13 +97,26 @@ test:
 demo:
 	scripts/demo.sh
 
-# Benchmarks against TCP/MPTCP on a shaped 4-path fabric, in the VM
-# (Documentation/performance.rst); BENCH="-s 10 pair" picks the scenarios.
+# Benchmark suite on a leaf-spine fabric in the VM, 3 boots (about 35 min;
+# Documentation/performance.rst); BENCH=quick: one boot, about 10 min;
+# BENCH="ring loss" picks scenarios; BOOTS=N boots.
 bench:
 	scripts/bench/run.sh -k $(KVER) $(BENCH)
+
+# Documentation/networking/spray-debug.rst; TESTS="netns.sh ..." runs a subset.
+debug-kernel:
+	scripts/debug-kernel.sh
+
+test-debug:
+	scripts/debug-kernel.sh --test $(TESTS)
+
+# Documentation/networking/spray-fuzz.rst; FUZZ_TIME=600 by default
+fuzz:
+	$(MAKE) -C selftests/fuzz run
 
 clean:
 	rm -rf build
 	$(MAKE) -C selftests clean
 	@if [ -d userspace/spraycoll ]; then $(MAKE) -C userspace/spraycoll clean; fi
 	@if [ -d selftests/unit ]; then $(MAKE) -C selftests/unit clean; fi
+	@if [ -d selftests/fuzz ]; then $(MAKE) -C selftests/fuzz clean; fi

@@ -5,6 +5,8 @@
 #
 #   scripts/vm.sh [-k KVER] [-o OUTDIR] [-m MEM] [-t TIMEOUT] -- CMD [ARGS]
 #
+# KVER is an installed Debian kernel (/boot/vmlinuz-KVER) or the release of
+# a debug kernel built by scripts/debug-kernel.sh.
 # Inside the VM: the same paths as on the host (read-only), tmpfs on /tmp,
 # /run, /var/tmp and /root, OUTDIR (read-write, shared with the host) mounted
 # at /mnt/out, and $SPRAY_OUT pointing at it. The command's exit status is
@@ -32,7 +34,15 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "usage: $0 [-k KVER] [-o OUTDIR] -- CMD" >&2; exit 2; }
 
 kernel=/boot/vmlinuz-$KVER
-[ -r "$kernel" ] || { echo "vm: no $kernel (install linux-image for $KVER)" >&2; exit 2; }
+# A debug kernel from scripts/debug-kernel.sh (KVER = its release): its
+# cached image, and everything the VM needs is built in.
+debug=${SPRAY_DEBUG_KERNEL_CACHE:-/var/cache/spray/debug-kernel}/$KVER
+if [ ! -r "$kernel" ] && [ -f "$debug/.spray-done" ]; then
+	kernel=$debug/arch/x86/boot/bzImage
+else
+	debug=
+fi
+[ -r "$kernel" ] || { echo "vm: no $kernel (install linux-image for $KVER, or scripts/debug-kernel.sh)" >&2; exit 2; }
 [ -n "$OUT" ] || OUT=$(mktemp -d /tmp/spray-vm.XXXXXX)
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -53,7 +63,8 @@ if [ ! -s "$initrd" ] || [ "$initrd" -ot "$0" ]; then
 	done
 	n=0
 	for m in virtio_pci 9pnet_virtio 9p; do
-		modprobe -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+		[ -n "$debug" ] ||
+			modprobe -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r ko; do
 		n=$((n + 1))
 		dst=$root/mods/$(printf %02d $n)-$(basename "${ko%.xz}")

@@ -25,6 +25,10 @@ MK
 )
 fi
 
+# Slow kernels (the debug kernel: scripts/debug-kernel.sh) scale the
+# per-test timeout by SPRAY_TIMEOUT_MULT.
+tmo=$((600 * ${SPRAY_TIMEOUT_MULT:-1}))
+
 # Tests that the runner itself asserts, reported as one more TAP file.
 rtap=$OUT/runner.tap
 n=0
@@ -42,8 +46,8 @@ fi
 for t in "$@"; do
 	echo "# ---- $t"
 	case $t in
-	*.sh) (cd "$here" && timeout 600 bash "./$t") ;;
-	*) (cd "$here" && timeout 600 "./$t") ;;
+	*.sh) (cd "$here" && timeout $tmo bash "./$t") ;;
+	*) (cd "$here" && timeout $tmo "./$t") ;;
 	esac >"$OUT/$t.tap" 2>&1
 	rc=$?
 	cat "$OUT/$t.tap"
