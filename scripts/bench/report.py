@@ -1,22 +1,78 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tables from a benchmark results directory (runs.jsonl + meta.json):
-writes results.md and results.json there and prints the markdown.
+"""Tables and plots from an AF_SPRAY benchmark results directory
+(scripts/bench/run.sh): reads bootN/meta.env and bootN/runs/*/, writes
+results.md, results.json and *.png (gnuplot) there and prints the markdown.
 
   report.py RESULTS_DIR
+
+Every figure is a per-rank (per-flow) rate in Mbit/s: spraycoll's busbw
+(computed from its times, which it prints with more digits than its
+bandwidths), iperf3's, udpblast's and perftest's received rate. The limit
+of a scenario is what the fabric allows per rank: the link rate for one
+pair and for the ring (every host sends one link's worth), the link rate
+over 7 for the incast (the receiver's link is shared), 3/4 of it per rank
+after a spine link failed (the ring's 4 flows each way share 3 spines).
 """
+import glob
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 
+TRANSPORTS = ["spray", "tcp", "iperf3", "mptcp", "roce", "udp"]
 NAMES = {
-    "udp": "raw UDP, 1 flow pinned per path (ceiling)",
-    "spray": "AF_SPRAY, 1 socket pair",
-    "tcp-1": "TCP, 1 flow",
-    "tcp-8": "TCP, 8 flows",
-    "mptcp-1": "MPTCP, 1 subflow pinned per path",
+    "spray": "AF_SPRAY",
+    "tcp": "TCP (spraycoll)",
+    "iperf3": "TCP (iperf3)",
+    "mptcp": "MPTCP (1 subflow/spine)",
+    "roce": "RoCEv2 (soft-RoCE)",
+    "udp": "raw UDP",
 }
+# busbw factors of spraycoll's patterns for n ranks
+FACTORS = {
+    "allreduce": lambda n: 2.0 * (n - 1) / n,
+    "reducescatter": lambda n: (n - 1) / n,
+    "allgather": lambda n: (n - 1) / n,
+    "alltoall": lambda n: (n - 1) / n,
+}
+MIB = 1 << 20
+
+
+def read_env(path):
+    d = {}
+    try:
+        for line in open(path):
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                d[k] = v
+    except OSError:
+        pass
+    return d
+
+
+def nums(path):
+    try:
+        return [float(x) for x in open(path).read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def load_json(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def fnum(x, fmt="%.1f"):
+    return "-" if x is None else fmt % x
+
+
+def pct(x):
+    return "-" if x is None else "%.0f%%" % (100 * x)
 
 
 def med(xs):
@@ -24,140 +80,588 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
-def f(x, fmt="%.1f"):
-    return "-" if x is None else fmt % x
+def size_name(b):
+    if b >= MIB and b % MIB == 0:
+        return "%dM" % (b // MIB)
+    if b >= 1024 and b % 1024 == 0:
+        return "%dK" % (b // 1024)
+    return str(b)
+
+
+def parse_run(d, boot):
+    m = read_env(os.path.join(d, "meta.env"))
+    r = {"boot": boot, "dir": os.path.relpath(d), "scenario": m.get("scenario"),
+         "transport": m.get("transport"), "tool": m.get("tool"),
+         "limit_mbps": float(m["limit_mbit"]) if m.get("limit_mbit") else None}
+    for k in ("op", "hosts", "args", "flows", "rc", "fail_at", "roce_mode",
+              "offered_mbit", "limit_before_mbit"):
+        if k in m:
+            r[k] = m[k]
+    t0, t1 = float(m.get("t_begin", 0)), float(m.get("t_end", 0))
+    r["wall_s"] = round(t1 - t0, 2)
+    c0, c1 = nums(os.path.join(d, "cpu0")), nums(os.path.join(d, "cpu1"))
+    if len(c0) == 2 and len(c1) == 2:
+        busy, idle = c1[0] - c0[0], c1[1] - c0[1]
+        r["cpu_busy_pct"] = round(100.0 * busy / ((busy + idle) or 1), 1)
+        r["cpu_busy_s"] = busy / 100.0	# USER_HZ
+    s0, s1 = nums(os.path.join(d, "snap0")), nums(os.path.join(d, "snap1"))
+    if len(s0) > 4 and len(s0) == len(s1):
+        dl = [b - a for a, b in zip(s0, s1)]
+        ns = (len(dl) - 4) // 4
+        # leaf0 tx, leaf0 rx, leaf1 tx, leaf1 rx (per spine), then the
+        # leaves' red qdiscs: towards hosts dropped marked, towards spines
+        up = [dl[k] + dl[2 * ns + k] for k in range(ns)]
+        tot = sum(up) or 1
+        r["spine_bytes"] = up
+        r["spine_share_pct"] = [round(100.0 * x / tot, 1) for x in up]
+        q = [int(x) for x in dl[4 * ns:]]
+        r["aqm"] = {"leaf_to_host": {"dropped": q[0], "marked": q[1]},
+                    "leaf_to_spine": {"dropped": q[2], "marked": q[3]}}
+    tool = r["tool"]
+    if tool == "spraycoll":
+        parse_spraycoll(d, r)
+    elif tool == "iperf3":
+        flows = []
+        for f in sorted(glob.glob(os.path.join(d, "iperf-*.json"))):
+            j = load_json(f)
+            try:
+                flows.append(j["end"]["sum_received"]["bits_per_second"] / 1e6)
+            except (TypeError, KeyError):
+                flows.append(None)
+        flow_figures(r, flows)
+    elif tool == "udpblast":
+        flows = []
+        for f in sorted(glob.glob(os.path.join(d, "udp-*.json"))):
+            j = None
+            for line in open(f):
+                if line.startswith("{"):
+                    j = json.loads(line)
+            flows.append(j["bytes"] * 8 / j["seconds"] / 1e6
+                         if j and j.get("seconds") else None)
+        flow_figures(r, flows)
+        if r["scenario"] == "cpu" and r.get("cpu_busy_s"):
+            tot = 0
+            for f in glob.glob(os.path.join(d, "udp-*.json")):
+                for line in open(f):
+                    if line.startswith("{"):
+                        tot += json.loads(line)["bytes"]
+            r["bytes"] = tot
+    elif tool in ("ib_send_bw", "ib_write_bw"):
+        flows, walls = [], []
+        for f in sorted(glob.glob(os.path.join(d, "cli-*.txt"))):
+            v = w = None
+            iters = None
+            for line in open(f):
+                p = line.split()
+                if len(p) >= 5 and p[0].isdigit() and p[1].isdigit():
+                    try:
+                        v = float(p[3]) * 1000	# --report_gbits
+                        iters = int(p[1])
+                    except ValueError:
+                        pass
+                if len(p) == 5 and p[0] == "rc" and p[2] == "wall":
+                    if p[1] == "0" and iters:
+                        # the client's whole life, connection set-up included
+                        w = iters * 65536 * 8 / (float(p[4]) - float(p[3])) / 1e6
+            flows.append(v if v else None)
+            walls.append(w)
+        flow_figures(r, flows)
+        r["wall_flows_mbps"] = walls
+        r["transport"] = "roce"
+    if r.get("bytes") and r.get("cpu_busy_s"):
+        r["cpu_ns_per_byte"] = r["cpu_busy_s"] * 1e9 / r["bytes"]
+    return r
+
+
+def flow_figures(r, flows):
+    """Per-flow rates: the run's figure is the slowest flow (a collective
+    waits for its slowest rank), the mean is kept too."""
+    r["flows_mbps"] = [None if x is None else round(x, 3) for x in flows]
+    ok = [x for x in flows if x is not None]
+    r["ok"] = bool(flows) and len(ok) == len(flows) and min(ok) > 0
+    if ok:
+        r["mean_mbps"] = sum(ok) / len(flows)
+        r["mbps"] = min(ok) if len(ok) == len(flows) else 0.0
+    else:
+        r["mbps"] = None
+
+
+def parse_spraycoll(d, r):
+    j = load_json(os.path.join(d, "out.json"))
+    r["ok"] = bool(j) and j.get("status") == "ok" and r.get("rc") == "0"
+    if not j:
+        try:
+            r["error"] = open(os.path.join(d, "err")).read()[-400:]
+        except OSError:
+            pass
+        r["mbps"] = None
+        return
+    n = j.get("ranks", 2)
+    fac = FACTORS.get(j.get("op"), lambda n: 1.0)(n)
+    r["ranks"] = n
+    r["status"] = j.get("status")
+    sizes = []
+    for x in j.get("results", []):
+        s = {"size": x["size"]}
+        for k, v in (("mbps", "time_us"), ("p50_mbps", "p50_us"),
+                     ("best_mbps", "min_us"), ("worst_mbps", "max_us")):
+            t = x.get(v)
+            s[k] = x["size"] * fac * 8 / t if t else None	# bits/us = Mbit/s
+        if x.get("spray"):
+            sp = x["spray"]
+            s["spray"] = {k: sp.get(k) for k in (
+                "tx_pkts", "retx_pkts", "lost_pkts", "rto", "ecn_ce", "ecn_echo",
+                "msg_failed", "path_down", "rcvbuf_full", "paths", "path_share_pct")}
+            if sp.get("tx_pkts"):
+                s["spray"]["retx_pct"] = 100.0 * sp.get("retx_pkts", 0) / sp["tx_pkts"]
+                s["spray"]["ce_pct"] = 100.0 * sp.get("ecn_ce", 0) / sp["tx_pkts"]
+        sizes.append(s)
+    r["sizes"] = sizes
+    if sizes:
+        last = sizes[-1]
+        r["mbps"] = last["mbps"]
+        r["p50_mbps"] = last["p50_mbps"]
+        if r["scenario"] == "cpu":
+            it = j.get("iters", 1) + j.get("warmup", 0)
+            r["bytes"] = last["size"] * it
+    if r["scenario"] == "down":
+        # most iterations run after the failure: the median one is the
+        # steady state on what remains; the mean covers the whole run
+        r["whole_run_mbps"] = r.get("mbps")
+        r["mbps"] = r.get("p50_mbps")
+
+
+def load_runs(out):
+    runs, boots = [], []
+    for bd in sorted(glob.glob(os.path.join(out, "boot*")),
+                     key=lambda p: int(p.rsplit("boot", 1)[1] or 0)):
+        b = int(bd.rsplit("boot", 1)[1])
+        meta = read_env(os.path.join(bd, "meta.env"))
+        meta["boot"] = b
+        try:
+            meta["rc"] = open(os.path.join(bd, "rc")).read().strip()
+        except OSError:
+            meta["rc"] = None
+        boots.append(meta)
+        for d in sorted(glob.glob(os.path.join(bd, "runs", "*"))):
+            runs.append(parse_run(d, b))
+    return runs, boots
+
+
+def by(runs, scen, tp=None, boot=None):
+    return [r for r in runs if r["scenario"] == scen and
+            (tp is None or r["transport"] == tp) and (boot is None or r["boot"] == boot)]
+
+
+def scenario_table(runs, scen, title, limit_note, md, out, boot=1):
+    rs = by(runs, scen, boot=boot)
+    if not rs:
+        return
+    fig = {}
+    for r in rs:
+        if r["transport"] in fig:	# ib_write_bw and ib_send_bw: keep both
+            fig[r["transport"] + ":" + r["tool"]] = r
+        else:
+            fig[r["transport"]] = r
+    peers = [t for t in ("spray", "tcp", "iperf3", "mptcp", "roce", "udp") if t in fig]
+    md += ["", "### " + title, "", limit_note, ""]
+    head = ["transport", "Mbit/s per rank", "% of limit"] + \
+        ["x " + NAMES[p].split(" (")[0] + ("" if p not in ("tcp", "iperf3") else
+                                           " " + NAMES[p].split(" ")[1]) for p in peers] + \
+        ["spine shares %", "guest CPU %", "notes"]
+    md.append("| " + " | ".join(head) + " |")
+    md.append("|" + "---|" * len(head))
+    rows = []
+    for key, r in fig.items():
+        tp = r["transport"]
+        v = r.get("mbps")
+        lim = r.get("limit_mbps")
+        ratios = {}
+        for p in peers:
+            pv = fig[p].get("mbps")
+            ratios[p] = v / pv if v is not None and pv else None
+        notes = []
+        if r.get("tool") not in ("spraycoll",) and r.get("mean_mbps") is not None and \
+                len(r.get("flows_mbps") or []) > 1:
+            notes.append("slowest of %d flows; mean %.1f" % (len(r["flows_mbps"]),
+                                                              r["mean_mbps"]))
+        if r.get("tool", "").startswith("ib_"):
+            notes.append(r["tool"])
+        if scen == "down" and r.get("whole_run_mbps") is not None:
+            notes.append("median iteration; whole run %.1f" % r["whole_run_mbps"])
+        for s in r.get("sizes", [])[-1:]:
+            sp = s.get("spray")
+            if sp and sp.get("tx_pkts"):
+                notes.append("retx %.1f%%, CE %.0f%%, RTOs %s" % (
+                    sp["retx_pct"], sp["ce_pct"], sp.get("rto")))
+        if r.get("aqm"):
+            a = r["aqm"]
+            dr = sum(x["dropped"] for x in a.values())
+            if dr:
+                notes.append("AQM drops %d" % dr)
+        if not r.get("ok"):
+            notes.append("**FAILED** (exit %s%s)" % (
+                r.get("rc"), ", " + r["error"].strip().splitlines()[-1]
+                if r.get("error") else ""))
+        row = {"transport": tp, "tool": r.get("tool"), "mbps": v, "limit_mbps": lim,
+               "ratio_limit": v / lim if v is not None and lim else None,
+               "ratio_peers": ratios, "spine_share_pct": r.get("spine_share_pct"),
+               "cpu_busy_pct": r.get("cpu_busy_pct"), "ok": r.get("ok"),
+               "notes": notes, "run": r["dir"]}
+        rows.append(row)
+        md.append("| " + " | ".join(
+            [NAMES[tp] + ("" if key == tp else " " + r["tool"]), fnum(v, "%.2f"),
+             pct(row["ratio_limit"])] +
+            [fnum(ratios[p], "%.2fx") for p in peers] +
+            [" / ".join("%.0f" % x for x in r.get("spine_share_pct") or []),
+             fnum(r.get("cpu_busy_pct"), "%.0f"), "; ".join(notes)]) + " |")
+    out["scenarios"][scen] = rows
+    return rows
+
+
+def allreduce_tables(runs, md, out, rate):
+    ar = [r for r in runs if r["scenario"] in ("allreduce", "seed")]
+    if not ar:
+        return
+    # (boot, transport, size) -> record
+    pts = {}
+    for r in ar:
+        for s in r.get("sizes", []):
+            pts[(r["boot"], r["transport"], s["size"])] = dict(s, ok=r.get("ok"),
+                                                               limit=r["limit_mbps"])
+        if not r.get("sizes"):
+            pts.setdefault((r["boot"], r["transport"], None), {"ok": False})
+    boots = sorted({k[0] for k in pts})
+    tps = [t for t in ("spray", "tcp", "mptcp") if any(k[1] == t for k in pts)]
+    sizes1 = sorted({k[2] for k in pts if k[0] == boots[0] and k[2]})
+    md += ["", "### Ring all-reduce, 8 ranks (busbw per rank; limit %g Mbit/s)" % rate, "",
+           "Boot %d, every size (Mbit/s, %% of the limit):" % boots[0], "",
+           "| size | " + " | ".join(NAMES[t] for t in tps) + " | " +
+           " | ".join("%s / %s" % (NAMES["spray"], NAMES[t].split(" (")[0])
+                      for t in tps if t != "spray") + " |",
+           "|---|" + "---|" * (2 * len(tps) - 1)]
+    table = []
+    for s in sizes1:
+        row = {"size": s}
+        cells = []
+        for t in tps:
+            p = pts.get((boots[0], t, s))
+            v = p.get("mbps") if p else None
+            row[t] = v
+            cells.append("%s (%s)" % (fnum(v, "%.2f"), pct(v / rate if v else None))
+                         + ("" if not p or p.get("ok") else " FAILED"))
+        rat = []
+        for t in tps:
+            if t == "spray":
+                continue
+            a, b = row.get("spray"), row.get(t)
+            rat.append(fnum(a / b if a and b else None, "%.2fx"))
+        table.append(row)
+        md.append("| %s | %s | %s |" % (size_name(s), " | ".join(cells), " | ".join(rat)))
+    out["allreduce"] = {"boot1": table}
+    # >= 8 MiB on every boot
+    big = sorted({k[2] for k in pts if k[2] and k[2] >= 8 * MIB})
+    if big:
+        md += ["", "At 8 MiB and above, every boot (each boot draws a new ECMP hash "
+               "seed), Mbit/s (%% of the limit):", "",
+               "| size | transport | " + " | ".join("boot %d" % b for b in boots) +
+               " | min | median |", "|---|---|" + "---|" * (len(boots) + 2)]
+        seeds = []
+        for s in big:
+            for t in tps:
+                vals = [pts.get((b, t, s), {}).get("mbps") for b in boots]
+                if all(v is None for v in vals):
+                    continue
+                good = [v for v in vals if v is not None]
+                seeds.append({"size": s, "transport": t, "per_boot": vals,
+                              "min": min(good) if good else None,
+                              "median": med(good)})
+                md.append("| %s | %s | %s | %s | %s |" % (
+                    size_name(s), NAMES[t],
+                    " | ".join("%s (%s)" % (fnum(v, "%.2f"), pct(v / rate if v else None))
+                               for v in vals),
+                    pct(min(good) / rate if good else None),
+                    pct(med(good) / rate if good else None)))
+        out["allreduce"]["big_sizes_per_boot"] = seeds
+    return pts, boots, tps
+
+
+def plots(out_dir, pts, boots, tps, rate, scen_rows):
+    if not shutil.which("gnuplot"):
+        return ["gnuplot is not installed: no plots"]
+    made = []
+    dat = os.path.join(out_dir, "allreduce.dat")
+    with open(dat, "w") as f:
+        for t in tps:
+            # one gnuplot data block per transport and boot
+            for b in boots:
+                f.write("# %s boot %d\n" % (t, b))
+                for (bb, tt, s), p in sorted(pts.items(), key=lambda kv: (kv[0][2] or 0)):
+                    if bb == b and tt == t and s and p.get("mbps"):
+                        f.write("%d %.4f\n" % (s, p["mbps"]))
+                f.write("\n\n")
+    idx = 0
+    cmds = []
+    colors = {"spray": "#1f77b4", "tcp": "#d62728", "mptcp": "#2ca02c"}
+    for t in tps:
+        for b in boots:
+            style = "linespoints lw 2 pt 7" if b == boots[0] else "points pt %d ps 1.5" % (4 + b)
+            cmds.append("'%s' index %d using 1:2 with %s lc rgb '%s' title '%s%s'" % (
+                dat, idx, style, colors.get(t, "black"), NAMES[t],
+                "" if b == boots[0] else " (boot %d)" % b))
+            idx += 1
+    cmds.append("%g with lines dt 2 lc rgb 'black' title 'fabric limit'" % rate)
+    gp = """set terminal pngcairo size 900,560 noenhanced
+set output '%s'
+set title 'Ring all-reduce, 8 ranks, leaf-spine (4 spines x %g Mbit/s links)'
+set logscale x 2
+set xlabel 'size per rank (bytes)'
+set ylabel 'busbw per rank (Mbit/s)'
+set yrange [0:%g]
+set format x '%%.0b%%B'
+set key bottom right
+set grid
+plot %s
+""" % (os.path.join(out_dir, "allreduce-busbw.png"), rate, rate * 1.15, ", ".join(cmds))
+    notes = []
+    if subprocess.run(["gnuplot"], input=gp.encode(), capture_output=True).returncode == 0:
+        made.append("allreduce-busbw.png")
+    else:
+        notes.append("gnuplot failed on allreduce-busbw.png")
+    # % of the limit per scenario and transport
+    scen = [s for s in ("pair", "ring", "alltoall", "incast", "loss", "down") if s in scen_rows]
+    if scen:
+        dat2 = os.path.join(out_dir, "scenarios.dat")
+        tp2 = [t for t in TRANSPORTS if any(r["transport"] == t for s in scen
+                                             for r in scen_rows[s])]
+        with open(dat2, "w") as f:
+            f.write("scenario " + " ".join(NAMES[t].split(" (")[0].replace(" ", "_") +
+                                           ("" if t not in ("tcp", "iperf3") else "_" + t)
+                                           for t in tp2) + "\n")
+            for s in scen:
+                vals = []
+                for t in tp2:
+                    rr = [r for r in scen_rows[s] if r["transport"] == t]
+                    v = rr[0]["ratio_limit"] if rr and rr[0]["ratio_limit"] is not None else 0
+                    vals.append("%.1f" % (100 * v))
+                f.write(s + " " + " ".join(vals) + "\n")
+        gp = """set terminal pngcairo size 900,520 noenhanced
+set output '%s'
+set title 'Per-rank rate as %% of the fabric limit'
+set style data histograms
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set yrange [0:110]
+set ylabel '%% of limit'
+set key outside right
+set grid ytics
+plot for [i=2:%d] '%s' using i:xtic(1) title columnheader(i)
+""" % (os.path.join(out_dir, "scenarios.png"), len(tp2) + 1, dat2)
+        if subprocess.run(["gnuplot"], input=gp.encode(), capture_output=True).returncode == 0:
+            made.append("scenarios.png")
+        else:
+            notes.append("gnuplot failed on scenarios.png")
+    return made + notes
+
+
+def aims(runs, out, rate, md):
+    res = []
+
+    def add(name, target, figure, met, why):
+        res.append({"aim": name, "target": target, "figure": figure, "met": met, "why": why})
+
+    def spray_notes(rs):
+        n = []
+        for r in rs:
+            for s in r.get("sizes", [])[-1:]:
+                sp = s.get("spray")
+                if sp and sp.get("tx_pkts"):
+                    n.append("retx %.1f%% of packets, CE on %.0f%%, %s RTOs" % (
+                        sp["retx_pct"], sp["ce_pct"], sp.get("rto")))
+        return "; ".join(n)
+
+    # 1. all-reduce >= 8 MiB, every boot
+    ar = [(r, s) for r in runs if r["scenario"] in ("allreduce", "seed") and
+          r["transport"] == "spray" for s in r.get("sizes", []) if s["size"] >= 8 * MIB]
+    if ar:
+        worst = min(s["mbps"] or 0 for r, s in ar)
+        boots = sorted({r["boot"] for r, s in ar})
+        tcp = [s["mbps"] for r in runs if r["scenario"] in ("allreduce", "seed") and
+               r["transport"] == "tcp" for s in r.get("sizes", []) if s["size"] >= 8 * MIB
+               and s["mbps"]]
+        add("all-reduce busbw at 8 MiB and above, whatever the ECMP seed",
+            ">= 90% of the limit on every boot",
+            "AF_SPRAY worst %s over %d boot(s) (%d size x boot points); TCP %s-%s" % (
+                pct(worst / rate), len(boots), len(ar),
+                pct(min(tcp) / rate) if tcp else "-", pct(max(tcp) / rate) if tcp else "-"),
+            worst >= 0.9 * rate and len(boots) >= 3,
+            ("" if len(boots) >= 3 else "fewer than 3 boots; ") +
+            ("" if worst >= 0.9 * rate else spray_notes(
+                [r for r, s in ar if s["mbps"] == worst])))
+    # 2. collisions: ring bulk and all-reduce >= 8 MiB
+    ring = {r["transport"]: r for r in by(runs, "ring", boot=1)}
+    if "spray" in ring and ring["spray"].get("mbps"):
+        sv = ring["spray"]["mbps"]
+        parts, met = [], True
+        for t, need in (("tcp", 2.0), ("iperf3", 2.0), ("mptcp", 1.0), ("roce", 1.0)):
+            if t in ring and ring[t].get("mbps"):
+                x = sv / ring[t]["mbps"]
+                parts.append("%.2fx %s" % (x, NAMES[t]))
+                ok = x >= need if need > 1 else x > 1
+                met = met and ok
+            elif t in ring:
+                parts.append("%s failed" % NAMES[t])
+            else:
+                parts.append("%s not run" % NAMES[t])
+                if t in ("tcp", "mptcp", "roce"):
+                    met = False
+        add("under ECMP collisions (ring, 4 flows each way over 4 spines)",
+            ">= 2x TCP, above MPTCP and RoCEv2",
+            "AF_SPRAY %.2f Mbit/s per rank: %s" % (sv, ", ".join(parts)), met,
+            "" if met else spray_notes([ring["spray"]]))
+    # 3. loss
+    lo = {r["transport"]: r for r in by(runs, "loss", boot=1)}
+    if "spray" in lo:
+        v = lo["spray"].get("mbps")
+        ok = bool(v and lo["spray"].get("ok") and v >= 0.85 * lo["spray"]["limit_mbps"])
+        add("1% loss on one spine link", ">= 85% of the limit",
+            "AF_SPRAY %s" % pct(v / lo["spray"]["limit_mbps"] if v else None), ok,
+            "" if ok else spray_notes([lo["spray"]]))
+    # 4. down
+    dn = {r["transport"]: r for r in by(runs, "down", boot=1)}
+    if "spray" in dn:
+        r = dn["spray"]
+        v = r.get("mbps")
+        ok_app = bool(r.get("ok"))
+        ok = bool(v and ok_app and v >= 0.9 * r["limit_mbps"])
+        add("a spine link fails mid-run", ">= 90% of what remains, no error to the application",
+            "AF_SPRAY %s of what remains (median iteration), application %s" % (
+                pct(v / r["limit_mbps"] if v else None),
+                "saw no error" if ok_app else "got an ERROR (exit %s)" % r.get("rc")),
+            ok, "" if ok else spray_notes([r]))
+    # 5. CPU per byte
+    cpu = {r["transport"]: r for r in by(runs, "cpu") if r.get("cpu_ns_per_byte")}
+    udp = [r for r in by(runs, "cpu", "udp") if r.get("cpu_ns_per_byte")]
+    if "spray" in cpu and udp:
+        u = udp[0]["cpu_ns_per_byte"]	# UDP paced at AF_SPRAY's goodput
+        x = cpu["spray"]["cpu_ns_per_byte"] / u
+        add("CPU time per byte", "<= 1.5x raw UDP's",
+            "AF_SPRAY %.1f ns/B, raw UDP %.1f ns/B at the same goodput: %.2fx" % (
+                cpu["spray"]["cpu_ns_per_byte"], u, x), x <= 1.5, "")
+    out["aims"] = res
+    md += ["", "### Aims of issue 7", "", "| aim | target | figure | met | why short |",
+           "|---|---|---|---|---|"]
+    for a in res:
+        md.append("| %s | %s | %s | %s | %s |" % (a["aim"], a["target"], a["figure"],
+                                                 "yes" if a["met"] else "**no**", a["why"]))
 
 
 def main():
     d = sys.argv[1]
-    meta = json.load(open(os.path.join(d, "meta.json")))
-    runs = [json.loads(l) for l in open(os.path.join(d, "runs.jsonl")) if l.strip()]
-    rate, n = meta["rate_mbit"], meta["paths"]
-    agg = rate * n
-    md = []
-    md.append("AF_SPRAY benchmarks, kernel %s, %s, %d vCPUs (QEMU TCG)" %
-              (meta["kernel"], meta["date"], meta["cpus"]))
-    md.append("")
-    md.append("Fabric: %d ECMP paths x %g Mbit/s (tbf burst %s, fq_codel ecn, both "
-              "directions) = %g Mbit/s aggregate; %d s per run; AF_SPRAY messages "
-              "of %d bytes." % (n, rate, meta["burst"], agg, meta["seconds"],
-                                meta["msg_bytes"]))
-    out = {"meta": meta, "aggregate_mbps": agg, "tables": {}}
+    runs, boots = load_runs(d)
+    if not boots:
+        sys.exit("report: no bootN/ directory in %s" % d)
+    b1 = boots[0]
+    rate = float(b1.get("rate_mbit", 10))
+    wall = read_env(os.path.join(d, "wall.env")).get("wall_s")
+    tree = read_env(os.path.join(d, "tree.env"))
+    md = ["## AF_SPRAY benchmarks: kernel %s, %s%s" % (
+        b1.get("kernel"), b1.get("date"), " (quick mode)" if b1.get("quick") == "1" else "")]
+    md += ["", "Fabric: %s hosts, 2 leaves, %s spines (every leaf to every spine), every "
+           "link %g Mbit/s both ways (tbf, burst %s ms) with RED ECN marking (%s), "
+           "MTU %s, ECMP with the L4 hash at the leaves, offloads off. Limits are per "
+           "rank; ratios are this row's figure over the column's." % (
+               b1.get("hosts"), b1.get("spines"), rate, b1.get("tbf_burst_ms"),
+               b1.get("red"), b1.get("mtu")),
+           "", "Tree: commit %s%s, spray.ko md5 %s." % (
+               tree.get("commit", "?"),
+               " with uncommitted changes in %s kernel/include files" % tree["changed_files"]
+               if tree.get("changed_files", "0") != "0" else "", tree.get("module_md5", "?")),
+           "", "Boots: " + "; ".join(
+               "boot %d (%s): host load %s, guest load %s -> %s, fabric built in %s s%s" % (
+                   b["boot"], b.get("scenarios", "?"), b.get("host_load", "?"),
+                   b.get("guest_load_start", "?"), b.get("guest_load_end", "?"),
+                   b.get("fabric_setup_s", "?"),
+                   "" if b.get("rc") == "0" else ", suite exit %s" % b.get("rc"))
+               for b in boots) + (". Wall time %s s." % wall if wall else "")]
+    out = {"meta": {"boots": boots, "rate_mbit": rate, "wall_s": wall, "tree": tree},
+           "scenarios": {}, "runs": runs}
 
-    def by(scen, tp):
-        return [r for r in runs if r["scenario"] == scen and r["transport"] == tp]
+    cal = by(runs, "calib", boot=1)
+    if cal:
+        r = cal[0]
+        md += ["", "Emulation check (calib): raw UDP on the ring's 8 flows, pinned one "
+               "per spine and direction, offered %s Mbit/s each: slowest flow %s Mbit/s "
+               "(%s of the link), mean %s; guest CPU %s%% busy. %s" % (
+                   r.get("offered_mbit"), fnum(r.get("mbps"), "%.2f"),
+                   pct(r["mbps"] / rate if r.get("mbps") else None),
+                   fnum(r.get("mean_mbps"), "%.2f"), fnum(r.get("cpu_busy_pct"), "%.0f"),
+                   "The fabric, not the emulated CPU, sets the limit." if r.get("mbps") and
+                   r["mbps"] >= 0.93 * rate else
+                   "**The emulated fabric fell short of its rate: read the other figures "
+                   "with that in mind.**")]
+        out["calib"] = r
+    cpu = [r for r in by(runs, "cpu") if r.get("cpu_ns_per_byte")]
+    if cpu:
+        md += ["", "### CPU time per byte (one unshaped link, no fabric)", "",
+               "| transport | goodput Mbit/s | guest CPU busy % | CPU ns per byte | "
+               "x raw UDP (same goodput) |", "|---|---|---|---|---|"]
+        u = [r for r in cpu if r["transport"] == "udp"]
+        ref = u[0]["cpu_ns_per_byte"] if u else None
+        for r in cpu:
+            g = r.get("mbps") if r["tool"] == "spraycoll" else r.get("mean_mbps")
+            label = NAMES[r["transport"]]
+            if r["transport"] == "udp":
+                label += " (paced at AF_SPRAY's goodput)" if r.get("offered_mbit") not in \
+                    ("0", None) else " (unpaced)"
+            md.append("| %s | %s | %s | %.1f | %s |" % (
+                label, fnum(g, "%.1f"), fnum(r.get("cpu_busy_pct"), "%.0f"),
+                r["cpu_ns_per_byte"], fnum(r["cpu_ns_per_byte"] / ref if ref else None,
+                                           "%.2fx")))
+        out["cpu"] = cpu
 
-    # --- pair ---
-    if any(r["scenario"] == "pair" for r in runs):
-        tcp1 = med([r.get("goodput_mbps") for r in by("pair", "tcp-1")])
-        md += ["", "### Single pair, healthy fabric", "",
-               "| transport | runs | goodput Mbit/s (median) | each run | "
-               "% of aggregate | x TCP 1 flow | steady Mbit/s | CPU busy % | "
-               "per-path share % (median run) |",
-               "|---|---|---|---|---|---|---|---|---|"]
-        rows = []
-        for tp in ("udp", "spray", "tcp-1", "tcp-8", "mptcp-1"):
-            rs = by("pair", tp)
-            if not rs:
-                continue
-            g = med([r.get("goodput_mbps") for r in rs])
-            mid = sorted(rs, key=lambda r: r.get("goodput_mbps") or 0)[len(rs) // 2]
-            row = {
-                "transport": tp, "runs": len(rs), "goodput_mbps": g,
-                "each": [r.get("goodput_mbps") for r in rs],
-                "ratio_aggregate": g / agg if g else None,
-                "ratio_tcp1": g / tcp1 if g and tcp1 else None,
-                "steady_mbps": med([r.get("window_mbps") for r in rs]),
-                "cpu_busy_pct": med([r.get("cpu_busy_pct") for r in rs]),
-                "path_share_pct": mid.get("path_share_pct"),
-                "all_ok": all(r.get("ok") for r in rs),
-            }
-            rows.append(row)
-            md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
-                NAMES.get(tp, tp) + ("" if row["all_ok"] else " (FAILED run)"),
-                len(rs), f(g), " / ".join(f(x) for x in row["each"]),
-                f(row["ratio_aggregate"] and 100 * row["ratio_aggregate"], "%.0f%%"),
-                f(row["ratio_tcp1"], "%.2fx"), f(row["steady_mbps"]),
-                f(row["cpu_busy_pct"], "%.0f"),
-                " / ".join("%.0f" % s for s in row["path_share_pct"] or [])))
-        out["tables"]["pair"] = rows
-        sp = by("pair", "spray") + by("loss", "spray") + by("down", "spray") + \
-            by("rto", "spray")
-        if sp:
-            md += ["", "### AF_SPRAY counters (sender h1; deltas over each run)", "",
-                   "| scenario | run | tx-pkts | retx-pkts | retx % | lost-pkts | rto | "
-                   "ecn-echo | ecn-ce (h2) | path-down | per-path share % |",
-                   "|---|---|---|---|---|---|---|---|---|---|---|"]
-            for r in sp:
-                c1 = r.get("counters", {}).get("h1", {})
-                c2 = r.get("counters", {}).get("h2", {})
-                tx = c1.get("tx-pkts")
-                retx = c1.get("retx-pkts")
-                md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    r["scenario"], r["rep"], tx, retx,
-                    f(100.0 * retx / tx if tx and retx is not None else None, "%.2f"),
-                    c1.get("lost-pkts"), c1.get("rto"), c1.get("ecn-echo"),
-                    c2.get("ecn-ce"), c1.get("path-down"),
-                    " / ".join("%.0f" % s for s in r.get("path_share_pct") or [])))
-
-    # --- loss ---
-    if any(r["scenario"] == "loss" for r in runs):
-        md += ["", "### 1%% loss on path 1 (both directions); limit %g Mbit/s, "
-               "target >= 85%%" % agg, "",
-               "| transport | goodput Mbit/s | % of limit | steady Mbit/s | "
-               "per-path share % |", "|---|---|---|---|---|"]
-        rows = []
-        for tp in ("spray", "tcp-8"):
-            for r in by("loss", tp):
-                g = r.get("goodput_mbps")
-                rows.append({"transport": tp, "goodput_mbps": g,
-                             "ratio_limit": g / agg if g else None,
-                             "steady_mbps": r.get("window_mbps"),
-                             "path_share_pct": r.get("path_share_pct"),
-                             "ok": r.get("ok")})
-                md.append("| %s | %s | %s | %s | %s |" % (
-                    NAMES.get(tp, tp) + ("" if r.get("ok") else " (FAILED)"),
-                    f(g), f(g and 100 * g / agg, "%.0f%%"),
-                    f(r.get("window_mbps")),
-                    " / ".join("%.0f" % s for s in r.get("path_share_pct") or [])))
-        out["tables"]["loss"] = rows
-
-    # --- down ---
-    if any(r["scenario"] == "down" for r in runs):
-        rem = rate * (n - 1)
-        md += ["", "### Path 2 black-holed %g s into the run (loss 100%%, both "
-               "directions); what remains %g Mbit/s, target >= 90%%" %
-               (meta["fail_at"], rem), "",
-               "| transport | goodput whole run Mbit/s | after the failure (from +2 s) "
-               "Mbit/s | % of what remains | per-path share % |",
-               "|---|---|---|---|---|"]
-        rows = []
-        for tp in ("spray", "tcp-8"):
-            for r in by("down", tp):
-                w = r.get("window_mbps")
-                rows.append({"transport": tp, "goodput_mbps": r.get("goodput_mbps"),
-                             "after_failure_mbps": w,
-                             "ratio_remaining": w / rem if w else None,
-                             "path_share_pct": r.get("path_share_pct"),
-                             "ok": r.get("ok")})
-                md.append("| %s | %s | %s | %s | %s |" % (
-                    NAMES.get(tp, tp) + ("" if r.get("ok") else " (FAILED)"),
-                    f(r.get("goodput_mbps")), f(w), f(w and 100 * w / rem, "%.0f%%"),
-                    " / ".join("%.0f" % s for s in r.get("path_share_pct") or [])))
-        out["tables"]["down"] = rows
-
-    if by("rto", "spray"):
-        md += ["", "### Diagnosis: AF_SPRAY, healthy fabric, rto-min-us 20000 "
-               "(default 1000)", "", "| goodput Mbit/s | % of aggregate | steady Mbit/s |",
-               "|---|---|---|"]
-        for r in by("rto", "spray"):
-            g = r.get("goodput_mbps")
-            md.append("| %s | %s | %s |" % (f(g), f(g and 100 * g / agg, "%.0f%%"),
-                                           f(r.get("window_mbps"))))
-    out["runs"] = runs
+    aims(runs, out, rate, md)
+    R = "%g" % rate
+    scenario_table(runs, "pair", "One pair, bulk (h0 -> h1 across the spines)",
+                   "Limit: one host link, %s Mbit/s." % R, md, out)
+    scenario_table(runs, "ring", "Ring bulk, ECMP collisions (h_i -> h_i+1, 8 flows, "
+                   "4 each way over 4 spines)",
+                   "Limit: %s Mbit/s per rank (every host link full, every spine link "
+                   "full if the flows spread evenly)." % R, md, out)
+    scenario_table(runs, "nocc", "Diagnosis: the ring over AF_SPRAY with cc-mode off",
+                   "Limit: %s Mbit/s per rank." % R, md, out)
+    res = allreduce_tables(runs, md, out, rate)
+    scenario_table(runs, "alltoall", "All-to-all, 8 ranks (busbw)",
+                   "Limit: %s Mbit/s per rank (each host link carries 7/8 of its data)." % R,
+                   md, out)
+    scenario_table(runs, "incast", "Incast 7 -> 1 (busbw per sender)",
+                   "Limit: %s/7 = %.2f Mbit/s per sender (the receiver's link)." % (
+                       R, rate / 7), md, out)
+    scenario_table(runs, "loss", "Ring bulk with 1% loss on the link leaf 0 - spine 1 "
+                   "(both ways)", "Limit: %s Mbit/s per rank." % R, md, out)
+    scenario_table(runs, "down", "Ring bulk, the link leaf 0 - spine 2 fails mid-run",
+                   "Limit after the failure: 3 spines for 4 flows each way, %.2f Mbit/s per "
+                   "rank; AF_SPRAY, TCP and MPTCP: the median iteration (most run after "
+                   "the failure); RoCE: perftest's average over the whole run." % (
+                       rate * 0.75), md, out)
+    roce = [b for b in boots if b.get("roce_skipped") or b.get("roce_mode")]
+    for b in roce:
+        md += ["", "RoCEv2: %s" % (
+            "skipped: " + b["roce_skipped"] if b.get("roce_skipped") else
+            "soft-RoCE (rdma_rxe) %s%s; perftest with ECT(0) in the traffic class, "
+            "so the AQM marks RoCE as it marks the others; rxe has no congestion "
+            "control (no DCQCN) and recovers losses by go-back-N." % (
+                "inside the hosts' namespaces" if b["roce_mode"] == "netns" else
+                "in the initial namespace: the hosts' interfaces were moved there, "
+                "with policy routing",
+                " (" + b["roce_netns_note"] + ")" if b.get("roce_netns_note") else ""))]
+    sc = out["scenarios"]
+    if res:
+        made = plots(d, res[0], res[1], res[2], rate, sc)
+        md += ["", "Plots: " + ", ".join(made)]
     text = "\n".join(md) + "\n"
     open(os.path.join(d, "results.md"), "w").write(text)
-    json.dump(out, open(os.path.join(d, "results.json"), "w"), indent=1)
+    json.dump(out, open(os.path.join(d, "results.json"), "w"), indent=1, default=str)
     print(text)
 
 

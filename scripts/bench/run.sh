@@ -1,43 +1,101 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# AF_SPRAY benchmarks: build, boot one VM (scripts/vm.sh), run
-# scripts/bench/pair.sh inside it, keep the results.
+# AF_SPRAY benchmark suite (Documentation/performance.rst): build, boot the
+# VM (scripts/vm.sh) once per boot, run scripts/bench/suite.sh inside it on
+# the leaf-spine fabric, then tables and plots (scripts/bench/report.py).
 #
-#   scripts/bench/run.sh [-k KVER] [-o OUTDIR] [-r MBIT] [-s SECONDS] [-n REPS]
-#                        [pair] [loss] [down] [rto]     (default: all)
+#   scripts/bench/run.sh [-k KVER] [-o OUTDIR] [-b BOOTS] [-r MBIT] [quick] [SCENARIO...]
+#   make bench [KVER=...] [BENCH=quick] [BOOTS=N]
+#
+# Boot 1 runs the scenarios (default: all of suite.sh's); boots 2..BOOTS
+# run the all-reduce again at the large sizes only ("seed"): the ECMP hash
+# seed is drawn at boot, so each boot hashes the same flows differently.
+# BOOTS defaults to 3, or 1 in quick mode (a short version of everything).
 #
 # Results: OUTDIR (default build/bench/<timestamp>/): results.md,
-# results.json, runs.jsonl (one line per run, samples included),
-# meta.json, console.log, dmesg.log, *.diag if AF_SPRAY misbehaved.
+# results.json, *.png, host-load.txt and bootN/ (each VM's console.log,
+# dmesg.log, meta.env and runs/: every run's raw output).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 KVER=$(scripts/kver.sh --default)
 OUT=
+BOOTS=${BOOTS:-}
 ENVS=()
-while getopts "k:o:r:s:n:" o; do
+while getopts "k:o:b:r:" o; do
 	case $o in
 	k) KVER=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	r) ENVS+=("BENCH_RATE=$OPTARG") ;;
-	s) ENVS+=("BENCH_SECONDS=$OPTARG") ;;
-	n) ENVS+=("BENCH_REPS=$OPTARG") ;;
+	b) BOOTS=$OPTARG ;;
+	r) ENVS+=("FAB_RATE=$OPTARG") ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+QUICK=0
+if [ "${1:-}" = quick ]; then
+	QUICK=1
+	shift
+fi
+SCEN=("$@")
+[ -n "$BOOTS" ] || { [ $QUICK = 1 ] && BOOTS=1 || BOOTS=3; }
 [ -n "$OUT" ] || OUT=build/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+t_start=$(date +%s)
+# what was measured: the tree (others change the transport while the suite
+# runs) and the kernel
+{
+	echo "commit=$(git rev-parse --short HEAD 2>/dev/null)"
+	echo "changed_files=$(git status --short kernel include 2>/dev/null | wc -l)"
+	echo "kver=$KVER"
+} >"$OUT/tree.env"
+
+scripts/bench/deps.sh
 make -s KVER="$KVER" module tools selftests >"$OUT/build.log" 2>&1 ||
 	{ echo "bench: build failed, see $OUT/build.log" >&2; exit 1; }
-{ date; uptime; echo "QEMU processes on the host: $(pgrep -c qemu-system || true)"; } >"$OUT/host-load.txt"
-set +e
-# progress lines only; the whole console is in OUTDIR/console.log
-scripts/vm.sh -k "$KVER" -o "$OUT" -t 1500 -- env "${ENVS[@]}" \
-	scripts/bench/pair.sh "$@" | grep --line-buffered "bench:" >&2
-rc=${PIPESTATUS[0]}
-set -e
-{ date; uptime; } >>"$OUT/host-load.txt"
-[ -f "$OUT/results.md" ] && cat "$OUT/results.md"
-echo "results: $(cd "$OUT" && pwd) (exit $rc)"
+echo "module_md5=$(md5sum <"build/$KVER/spray.ko" | cut -c1-12)" >>"$OUT/tree.env"
+mkdir -p build/bench-tools
+gcc -O2 -Wall -Wextra -o build/bench-tools/udpblast scripts/bench/udpblast.c 2>>"$OUT/build.log" ||
+	{ echo "bench: udpblast does not build, see $OUT/build.log" >&2; exit 1; }
+
+# host_load WHEN: the host's load, for the noise it brings (the VM shares
+# two cores with whatever else runs)
+host_load() {
+	{
+		echo "== $1: $(date '+%Y-%m-%d %H:%M:%S')"
+		uptime
+		echo "QEMU processes: $(pgrep -c qemu-system || true)"
+		ps -eo pcpu,etime,comm --sort=-pcpu | head -n 6
+	} >>"$OUT/host-load.txt"
+}
+
+rc=0
+for b in $(seq 1 "$BOOTS"); do
+	if [ "$b" = 1 ]; then
+		scen=("${SCEN[@]}")
+	else
+		# the extra boots only make sense for the all-reduce
+		if [ ${#SCEN[@]} -gt 0 ] && ! printf '%s\n' "${SCEN[@]}" | grep -qx -e allreduce -e seed; then
+			break
+		fi
+		scen=(seed)
+	fi
+	host_load "boot $b start"
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	echo "bench: boot $b of $BOOTS (${scen[*]:-all scenarios}), host load $load" >&2
+	set +e
+	# progress lines only; the whole console is in bootN/console.log
+	scripts/vm.sh -k "$KVER" -o "$OUT/boot$b" -t 3000 -- env BENCH_QUICK=$QUICK \
+		"BENCH_HOST_LOAD=$load (QEMU processes: $(pgrep -c qemu-system || true))" \
+		BENCH_UDPBLAST="$here/build/bench-tools/udpblast" "${ENVS[@]}" \
+		scripts/bench/suite.sh "${scen[@]}" | grep --line-buffered "bench:" >&2
+	r=${PIPESTATUS[0]}
+	set -e
+	host_load "boot $b end"
+	[ "$r" = 0 ] || { echo "bench: boot $b ended with status $r" >&2; rc=$r; }
+done
+echo "wall_s=$(( $(date +%s) - t_start ))" >"$OUT/wall.env"
+python3 scripts/bench/report.py "$OUT" || rc=1
+echo "results: $OUT (exit $rc)"
 exit $rc

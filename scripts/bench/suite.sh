@@ -1,0 +1,610 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# AF_SPRAY benchmark suite, run INSIDE the test VM (scripts/bench/run.sh
+# boots it): AF_SPRAY against TCP (spraycoll's TCP backend and iperf3),
+# MPTCP, RoCEv2 (soft-RoCE) and raw UDP on the leaf-spine fabric of
+# scripts/bench/fabric.sh.
+#
+#   scripts/bench/suite.sh [SCENARIO...]
+#
+# Scenarios (default: all but seed, in this order; roce last: it moves the
+# hosts' interfaces to the initial namespace on kernels where soft-RoCE
+# works only there):
+#   calib     raw UDP on the ring's 8 flows, one pinned to each spine per
+#             direction: what the emulated fabric carries (the ceiling)
+#   cpu       CPU time per byte on one unshaped link, no fabric: AF_SPRAY,
+#             raw UDP at the same goodput, TCP
+#   pair      one pair (h0 -> h1, across the spines), bulk
+#   ring      every host sends to the next one (h0 -> h1 -> ... -> h7 ->
+#             h0), bulk: 4 flows each way over 4 spines, ECMP collisions
+#   nocc      diagnosis: the ring over AF_SPRAY with cc-mode off
+#   allreduce ring all-reduce, 8 ranks, sizes BENCH_AR_SIZES
+#   alltoall  all-to-all, 8 ranks
+#   incast    7 -> 1 (h1..h7 -> h0)
+#   loss      the ring with 1% loss on the link leaf 0 - spine 1 (both ways)
+#   down      the ring; the link leaf 0 - spine 2 fails BENCH_FAIL_AT s in
+#   roce      RoCEv2 soft-RoCE: pair, ring, loss, down
+#   seed      all-reduce at BENCH_SEED_SIZES only (the extra boots: the
+#             ECMP hash seed is random per boot)
+#
+# Every run leaves a directory $RES/runs/NNN-SCENARIO-TRANSPORT/ with
+# meta.env (key=value), the tool's output and counters before/after;
+# report.py (on the host) turns them into tables and plots. $RES is
+# $BENCH_OUT or $SPRAY_OUT (the VM's shared results directory).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bench=$top/scripts/bench
+source "$top/selftests/lib.sh"
+source "$bench/fabric.sh"
+
+QUICK=${BENCH_QUICK:-0}
+RES=${BENCH_OUT:-${SPRAY_OUT:-/tmp/bench}}
+KVER=${SPRAY_KVER:-$(uname -r)}
+SC=$top/userspace/spraycoll/spraycoll
+CTL=$top/userspace/sprayctl/sprayctl
+UB=${BENCH_UDPBLAST:-$top/build/bench-tools/udpblast}
+if [ "$QUICK" = 1 ]; then
+	DUR=${BENCH_SECONDS:-6}		# seconds of bulk per run
+	RING_SIZE=${BENCH_RING_SIZE:-1M}	# per rank and iteration
+	RING_N=${BENCH_RING_N:-2}
+	# MIN:MAX:FACTOR:ITERS:WARMUP, one spraycoll run each
+	AR_SIZES=${BENCH_AR_SIZES:-"64K:1M:4:2:1 8M:8M:2:1:0"}
+	SEED_SIZES=${BENCH_SEED_SIZES:-"8M:8M:2:1:0"}
+	A2A_SIZE=${BENCH_A2A_SIZE:-2M}
+	INC_SIZE=${BENCH_INC_SIZE:-512K}
+	DOWN_SIZE=${BENCH_DOWN_SIZE:-1M}
+	DOWN_N=${BENCH_DOWN_N:-8}
+	FAIL_AT=${BENCH_FAIL_AT:-2}
+else
+	DUR=${BENCH_SECONDS:-12}
+	RING_SIZE=${BENCH_RING_SIZE:-4M}
+	RING_N=${BENCH_RING_N:-3}
+	AR_SIZES=${BENCH_AR_SIZES:-"64K:1M:4:5:1 4M:64M:4:1:0"}
+	SEED_SIZES=${BENCH_SEED_SIZES:-"16M:16M:2:1:0"}
+	A2A_SIZE=${BENCH_A2A_SIZE:-8M}
+	INC_SIZE=${BENCH_INC_SIZE:-1M}
+	DOWN_SIZE=${BENCH_DOWN_SIZE:-4M}
+	DOWN_N=${BENCH_DOWN_N:-8}
+	FAIL_AT=${BENCH_FAIL_AT:-6}
+fi
+TRANSPORTS=${BENCH_TRANSPORTS:-"spray tcp mptcp"}
+SCEN=${*:-calib cpu pair ring nocc allreduce alltoall incast loss down roce}
+RING=(0 1 2 3 4 5 6 7)	# rank r on host r: leaves alternate around the ring
+
+ROCE_MODE=
+mkdir -p "$RES/runs"
+T=$(mktemp -d)
+BG_PIDS=()
+cleanup() {
+	local p
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	cleanup_ns
+	rm -rf "$T"
+}
+trap cleanup EXIT
+log() { echo "bench: $*" >&2; }
+now() { echo "$EPOCHREALTIME"; }
+
+# --- per-run records -------------------------------------------------------
+
+# busy and idle jiffies of the whole guest (user nice system irq softirq
+# steal / idle iowait), no process needed
+cpu_snap() {
+	local c u n s i w q sq st
+	read -r c u n s i w q sq st _ </proc/stat
+	echo "$((u + n + s + q + sq + st)) $((i + w))"
+}
+
+RUNNO=0
+RUN=
+# run_begin NAME: a new run directory, counters before
+run_begin() {
+	RUNNO=$((RUNNO + 1))
+	RUN=$RES/runs/$(printf %03d "$RUNNO")-$1
+	mkdir -p "$RUN"
+	: >"$RUN/meta.env"
+	[ "${NOFAB:-0}" = 1 ] || fab_snapshot >"$RUN/snap0"
+	cpu_snap >"$RUN/cpu0"
+	kv t_begin "$(now)"
+}
+# run_end: counters after
+run_end() {
+	kv t_end "$(now)"
+	cpu_snap >"$RUN/cpu1"
+	[ "${NOFAB:-0}" = 1 ] || fab_snapshot >"$RUN/snap1"
+}
+# kv KEY VALUE...: one line of the run's meta.env
+kv() { local k=$1; shift; printf '%s=%s\n' "$k" "$*" >>"$RUN/meta.env"; }
+
+# UDP payload rate that fills a link of $FAB_RATE with datagrams of
+# MTU - 28 bytes (Ethernet, IP and UDP headers on the wire), 1% under
+udp_payload_mbit() {
+	local sz=$((FAB_MTU - 28))
+	echo "$FAB_RATE $sz" | awk '{ printf "%.3f", $1 * $2 / ($2 + 42) * 0.99 }'
+}
+
+# --- spraycoll ---------------------------------------------------------------
+
+# coll SCEN TRANSPORT OP LIMIT_MBIT "HOSTS" ARGS...: one spraycoll run over
+# the hosts (rank i on the i-th); LIMIT_MBIT: the busbw the fabric allows.
+# MPTCP ranks use their plane-0 addresses and announce the other planes:
+# one subflow per spine.
+coll() {
+	local scen=$1 tp=$2 op=$3 limit=$4 hosts=$5 addrs rc
+	shift 5
+	# shellcheck disable=SC2086
+	if [ "$tp" = mptcp ]; then addrs=$(fab_plane_list 0 $hosts); else addrs=$(fab_addr_list $hosts); fi
+	run_begin "$scen-$tp"
+	kv scenario "$scen"; kv transport "$tp"; kv tool spraycoll; kv op "$op"
+	kv hosts "$hosts"; kv limit_mbit "$limit"; kv args "$*"
+	# shellcheck disable=SC2086
+	timeout "${COLL_TIMEOUT:-1500}" "$SC" --local "$(echo $hosts | wc -w)" \
+		--netns "$(fab_netns_list $hosts)" --addrs "$addrs" -t "$tp" -o "$op" \
+		-T "${COLL_T:-600}" --boot-timeout 60 -J "$@" >"$RUN/out.json" 2>"$RUN/err"
+	rc=$?
+	run_end
+	kv rc "$rc"
+	log "$scen $tp $op: exit $rc, $(busbw_line "$RUN/out.json")"
+	[ $rc -eq 0 ] || sed 's/^/bench:   /' "$RUN/err" | tail -n 5 >&2
+	return $rc
+}
+
+# busbw_line FILE: "busbw X Mbit/s at SIZE ..." from spraycoll's JSON
+busbw_line() {
+	awk 'BEGIN { RS = "{" } /"size":/ {
+		match($0, /"size": [0-9]+/); s = substr($0, RSTART + 8, RLENGTH - 8)
+		match($0, /"time_us": [0-9.]+/); t = substr($0, RSTART + 11, RLENGTH - 11)
+		match($0, /"algbw_gbps": [0-9.]+/); a = substr($0, RSTART + 14, RLENGTH - 14)
+		match($0, /"busbw_gbps": [0-9.]+/); b = substr($0, RSTART + 14, RLENGTH - 14)
+		if (t > 0) printf "%s:%.2f ", s, (a > 0 ? b / a : 1) * s * 8 / t }
+		END { print "(size:busbw Mbit/s)" }' "$1" 2>/dev/null
+}
+
+# MPTCP: every host gets a "subflow" endpoint on its plane addresses
+# 1..N-1. A client (spraycoll: the higher rank) connects from its main
+# address to the server's plane-0 address (spine 0), then opens one subflow
+# from each plane-p address to that same address and port, which the
+# leaves pin to spine p both ways: one subflow per spine. (Announcing the
+# planes as "signal" endpoints would not do: spraycoll's listener is bound
+# to one address, so joins to the others find no listener.)
+mptcp_endpoints() {
+	local i p
+	for i in "${RING[@]}"; do
+		{
+			echo "mptcp endpoint flush"
+			for p in $(seq 1 $((FAB_NS - 1))); do
+				echo "mptcp endpoint add $(fab_plane "$i" "$p") subflow"
+			done
+		} | ip -n "${FAB_H[$i]}" -batch -
+	done
+}
+
+# --- iperf3 and raw UDP --------------------------------------------------------
+
+# iperf_run SCEN LIMIT_MBIT SRC:DST...: concurrent iperf3 TCP flows for
+# $DUR s; each server in its destination's namespace
+iperf_run() {
+	local scen=$1 limit=$2 f s d pids=() srv=() k=0
+	shift 2
+	run_begin "$scen-iperf3"
+	kv scenario "$scen"; kv transport iperf3; kv tool iperf3; kv limit_mbit "$limit"
+	kv flows "$*"
+	for f in "$@"; do
+		d=${f#*:}
+		ip netns exec "${FAB_H[$d]}" iperf3 -s -p $((5201 + k)) >"$RUN/iperf-srv-$k.txt" 2>&1 &
+		srv+=($!)
+		k=$((k + 1))
+	done
+	k=0
+	for f in "$@"; do
+		s=${f%%:*} d=${f#*:}
+		# iperf3 retries the control connection until the server is up
+		ip netns exec "${FAB_H[$s]}" sh -c "for t in 1 2 3 4 5 6 7 8 9 10; do
+			iperf3 -c $(fab_addr "$d") -p $((5201 + k)) -t $DUR -J >$RUN/iperf-$k.json 2>&1 &&
+			exit 0; sleep 1; done; exit 1" &
+		pids+=($!)
+		k=$((k + 1))
+	done
+	wait "${pids[@]}"
+	run_end
+	kill "${srv[@]}" 2>/dev/null
+	wait "${srv[@]}" 2>/dev/null
+	log "$scen iperf3: $(grep -h -A8 '"sum_received"' "$RUN"/iperf-*.json | awk '/bits_per_second/ { gsub(",", ""); printf "%.1f ", $2 / 1e6 }') Mbit/s"
+}
+
+# udp_run SCEN LIMIT_MBIT SRC:DST[:PLANE]...: paced raw UDP flows, one per
+# argument, for $DUR s, just under the link rate; PLANE pins the flow
+udp_run() {
+	local scen=$1 limit=$2 f s d p k=0 pids=() dst rate
+	shift 2
+	rate=$(udp_payload_mbit)
+	run_begin "$scen-udp"
+	kv scenario "$scen"; kv transport udp; kv tool udpblast; kv limit_mbit "$limit"
+	kv flows "$*"; kv offered_mbit "$rate"
+	for f in "$@"; do
+		IFS=: read -r s d p <<<"$f"
+		ip netns exec "${FAB_H[$d]}" "$UB" recv $((5201 + k)) 1 $((DUR + 30)) >"$RUN/udp-$k.json" &
+		pids+=($!)
+		k=$((k + 1))
+	done
+	busywait 20000 sh -c "[ \$(cat $RUN/udp-*.json | grep -c ready) -ge $k ]"
+	k=0
+	for f in "$@"; do
+		IFS=: read -r s d p <<<"$f"
+		if [ -n "$p" ]; then dst=$(fab_plane "$d" "$p"); else dst=$(fab_addr "$d"); fi
+		ip netns exec "${FAB_H[$s]}" "$UB" send "$dst" $((5201 + k)) "$rate" "$DUR" \
+			$((FAB_MTU - 28)) >"$RUN/udpsend-$k.json" &
+		k=$((k + 1))
+	done
+	wait "${pids[@]}"
+	run_end
+	log "$scen udp: $(cat "$RUN"/udp-*.json | awk '/bytes/ { match($0, /"bytes": [0-9]+/); b = substr($0, RSTART + 9, RLENGTH - 9); match($0, /"seconds": [0-9.]+/); s = substr($0, RSTART + 11, RLENGTH - 11); if (s > 0) printf "%.1f ", b * 8 / s / 1e6 }') Mbit/s"
+}
+
+# --- scenarios ---------------------------------------------------------------------
+
+R=$FAB_RATE
+ring_pairs() { local i; for i in "${RING[@]}"; do echo "$i:$(( (i + 1) % 8 ))"; done; }
+# the ring's UDP flows pinned so each spine carries one flow each way
+ring_pairs_pinned() { local i; for i in "${RING[@]}"; do echo "$i:$(( (i + 1) % 8 )):$(( (i / 2) % FAB_NS ))"; done; }
+
+scen_calib() {
+	# shellcheck disable=SC2046
+	udp_run calib "$R" $(ring_pairs_pinned)
+}
+
+# CPU time per byte on one unshaped veth between two namespaces (no fabric,
+# no shaper: the transports' own per-packet cost, bounded by the CPU)
+scen_cpu() {
+	local ca cb rate t0 t1 size pid r tp
+	setup_ns ca cb || return 1
+	ip link add eth0 mtu "$FAB_MTU" netns "$ca" type veth peer name eth0 mtu "$FAB_MTU" netns "$cb"
+	ip -n "$ca" addr add 10.200.0.1/24 dev eth0
+	ip -n "$cb" addr add 10.200.0.2/24 dev eth0
+	ip -n "$ca" link set eth0 up
+	ip -n "$cb" link set eth0 up
+	for n in "$ca" "$cb"; do
+		fab_exec "$n" 'ethtool -K eth0 gso off tso off gro off >/dev/null 2>&1
+			ethtool -K eth0 tx-udp-segmentation off >/dev/null 2>&1; true'
+	done
+	busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.200.0.2 >/dev/null
+	# AF_SPRAY and TCP: rank 1 (ca) sends SIZE to rank 0 (cb); a probe
+	# sizes the run to about $DUR s
+	for tp in spray tcp; do
+		t0=$(now)
+		timeout 300 "$SC" --local 2 --netns "$cb,$ca" --addrs 10.200.0.2,10.200.0.1 \
+			-t $tp -o incast -b 4M -e 4M -n 1 -w 0 -T 120 >/dev/null 2>&1
+		t1=$(now)
+		size=$(echo "$t0 $t1 $DUR" | awk '{ s = 4 * $3 / ($2 - $1); m = 1; while (m * 2 <= s && m < 512) m *= 2; print m "M" }')
+		NOFAB=1 run_begin "cpu-$tp"
+		kv scenario cpu; kv transport "$tp"; kv tool spraycoll; kv op incast; kv hosts "ca cb"
+		timeout 600 "$SC" --local 2 --netns "$cb,$ca" --addrs 10.200.0.2,10.200.0.1 \
+			-t $tp -o incast -b "$size" -e "$size" -n 1 -w 0 -T 300 -J >"$RUN/out.json" 2>"$RUN/err"
+		kv rc $?
+		NOFAB=1 run_end
+		log "cpu $tp: $(busbw_line "$RUN/out.json")"
+		# goodput in Mbit/s from size and time (spraycoll rounds its
+		# bandwidths to 0.1 MB/s)
+		[ $tp = spray ] && rate=$(awk 'BEGIN { RS = "{" } /"size":/ {
+			match($0, /"size": [0-9]+/); s = substr($0, RSTART + 8, RLENGTH - 8)
+			match($0, /"time_us": [0-9.]+/); t = substr($0, RSTART + 11, RLENGTH - 11)
+			if (t > 0) printf "%.3f\n", s * 8 / t }' "$RUN/out.json")
+	done
+	# raw UDP, paced at AF_SPRAY's goodput (the same work per second),
+	# then as fast as it goes
+	for r in "${rate:-100}" 0; do
+		NOFAB=1 run_begin "cpu-udp"
+		kv scenario cpu; kv transport "udp"; kv tool udpblast; kv offered_mbit "$r"
+		ip netns exec "$cb" "$UB" recv 5300 1 $((DUR + 30)) >"$RUN/udp-0.json" &
+		pid=$!
+		busywait 10000 grep -q ready "$RUN/udp-0.json"
+		ip netns exec "$ca" "$UB" send 10.200.0.2 5300 "$r" "$DUR" $((FAB_MTU - 28)) >"$RUN/udpsend-0.json"
+		wait "$pid"
+		NOFAB=1 run_end
+		log "cpu udp at ${r} Mbit/s (0: unpaced): $(grep bytes "$RUN/udp-0.json")"
+	done
+	ip netns del "$ca"; ip netns del "$cb"
+}
+
+scen_pair() {
+	local tp
+	for tp in $TRANSPORTS; do
+		# rank 0 on h1 receives, rank 1 on h0 sends
+		coll pair "$tp" incast "$R" "1 0" -b "$RING_SIZE" -e "$RING_SIZE" -n "$RING_N" -w 1
+	done
+	iperf_run pair "$R" 0:1
+	udp_run pair "$R" 0:1
+}
+
+scen_ring() {
+	local tp
+	for tp in $TRANSPORTS; do
+		coll ring "$tp" sendrecv "$R" "${RING[*]}" -b "$RING_SIZE" -e "$RING_SIZE" -n "$RING_N" -w 1
+	done
+	# shellcheck disable=SC2046
+	iperf_run ring "$R" $(ring_pairs)
+	# shellcheck disable=SC2046
+	udp_run ring "$R" $(ring_pairs_pinned)
+}
+
+# allreduce_sweep SCEN SPECS: spraycoll runs per transport (ring algorithm)
+allreduce_sweep() {
+	local scen=$1 specs=$2 tp spec lo hi f n w
+	for tp in $TRANSPORTS; do
+		for spec in $specs; do
+			IFS=: read -r lo hi f n w <<<"$spec"
+			coll "$scen" "$tp" allreduce "$R" "${RING[*]}" -a ring \
+				-b "$lo" -e "$hi" -f "$f" -n "$n" -w "$w"
+		done
+	done
+}
+scen_allreduce() { allreduce_sweep allreduce "$AR_SIZES"; }
+scen_seed() { allreduce_sweep seed "$SEED_SIZES"; }
+
+scen_alltoall() {
+	local tp
+	for tp in $TRANSPORTS; do
+		coll alltoall "$tp" alltoall "$R" "${RING[*]}" -b "$A2A_SIZE" -e "$A2A_SIZE" -n 2 -w 1
+	done
+}
+
+scen_incast() {
+	local tp lim
+	lim=$(echo "$R" | awk '{ printf "%.4f", $1 / 7 }')
+	for tp in $TRANSPORTS; do
+		# rank 0 (h0) receives from ranks 1..7
+		coll incast "$tp" incast "$lim" "${RING[*]}" -b "$INC_SIZE" -e "$INC_SIZE" -n 2 -w 1
+	done
+}
+
+# diagnosis: the ring over AF_SPRAY with its congestion control off (what
+# the control costs or saves on this fabric)
+scen_nocc() {
+	local i
+	for i in "${RING[@]}"; do ip netns exec "${FAB_H[$i]}" "$CTL" set cc-mode off >/dev/null; done
+	coll nocc spray sendrecv "$R" "${RING[*]}" -b "$RING_SIZE" -e "$RING_SIZE" -n "$RING_N" -w 1
+	for i in "${RING[@]}"; do ip netns exec "${FAB_H[$i]}" "$CTL" set cc-mode "$CC_MODE" >/dev/null; done
+}
+
+scen_loss() {
+	local tp
+	fab_impair 0 1 loss 1% || { log "loss: cannot impair the link"; return 1; }
+	for tp in $TRANSPORTS; do
+		coll loss "$tp" sendrecv "$R" "${RING[*]}" -b "$RING_SIZE" -e "$RING_SIZE" -n "$RING_N" -w 1
+	done
+	fab_impair 0 1
+}
+
+# the link leaf 0 - spine 2 fails $FAIL_AT s into each run; after it the
+# ring's 4 flows each way share 3 spines: 3/4 of the rate per rank
+scen_down() {
+	local tp pid lim
+	lim=$(echo "$R $FAB_NS" | awk '{ printf "%.4f", $1 * ($2 - 1) / $2 }')
+	for tp in $TRANSPORTS; do
+		( sleep "$FAIL_AT"; echo "$(now)" >"$T/failt"; fab_fail 0 2 ) &
+		pid=$!
+		coll down "$tp" sendrecv "$lim" "${RING[*]}" -b "$DOWN_SIZE" -e "$DOWN_SIZE" -n "$DOWN_N" -w 0
+		wait "$pid"
+		kv fail_at "$(cat "$T/failt")"
+		kv limit_before_mbit "$R"
+		fab_restore 0 2 || log "down: the link did not come back"
+	done
+}
+
+# --- RoCEv2 (soft-RoCE) ------------------------------------------------------------
+
+# roce_setup: an rxe device on every host's interface. On 6.1 rxe works only
+# in the initial namespace: the hosts' interfaces move there (renamed rhI,
+# same address, shaper and offloads), with policy routing that sends each
+# host address's traffic out of its own interface and delivers what comes
+# in on it locally. Later kernels get a try inside the namespaces first.
+roce_setup() {
+	local i j a b
+	modprobe rdma_rxe 2>/dev/null || { ROCE_WHY="rdma_rxe does not load"; return 1; }
+	command -v ib_send_bw >/dev/null || { ROCE_WHY="perftest is not installed"; return 1; }
+	if [ "${BENCH_ROCE_NETNS:-auto}" != 0 ] && roce_try_netns; then
+		ROCE_MODE=netns
+		return 0
+	fi
+	b=$(mktemp)
+	for i in "${RING[@]}"; do
+		printf 'link set eth0 down\nlink set eth0 name rh%d\nlink set rh%d netns 1\n' "$i" "$i" |
+			ip -n "${FAB_H[$i]}" -batch - || { ROCE_WHY="cannot move h$i's interface"; return 1; }
+	done
+	echo 1 >/proc/sys/net/ipv4/conf/all/accept_local
+	{
+		echo "rule add pref 1000 lookup local"
+		echo "rule del pref 0"
+		for i in "${RING[@]}"; do
+			j=$(fab_leaf "$i") a=$(fab_addr "$i")
+			echo "addr add $a/24 dev rh$i"
+			echo "link set rh$i up"
+			echo "rule add pref 10 iif rh$i lookup local"
+			echo "rule add pref 20 from $a lookup $((200 + i))"
+			echo "route add default via 10.$((j + 1)).$i.254 dev rh$i src $a table $((200 + i))"
+		done
+	} >"$b"
+	ip -batch "$b" || { rm -f "$b"; ROCE_WHY="policy routing in the initial namespace failed"; return 1; }
+	for i in "${RING[@]}"; do
+		echo 1 >"/proc/sys/net/ipv4/conf/rh$i/accept_local"
+		echo 0 >"/proc/sys/net/ipv4/conf/rh$i/rp_filter"
+		fab_qdisc_cmds "rh$i"
+	done >"$b"
+	tc -force -batch "$b" 2>/dev/null
+	for i in "${RING[@]}"; do echo "link add rxe$i type rxe netdev rh$i"; done >"$b"
+	rdma -b "$b" || { rm -f "$b"; ROCE_WHY="rdma link add failed"; return 1; }
+	rm -f "$b"
+	ROCE_MODE=root
+	# every host reaches the next one through the fabric
+	for i in "${RING[@]}"; do
+		busywait 15000 ping -c1 -W1 -I "$(fab_addr "$i")" "$(fab_addr $(( (i + 1) % 8 )))" >/dev/null ||
+			{ ROCE_WHY="h$i does not reach h$(( (i + 1) % 8 )) from the initial namespace"; return 1; }
+	done
+}
+
+# roce_try_netns: rxe inside h0 and h1's namespaces, one short ib_send_bw;
+# keeps the devices of every host if it works
+roce_try_netns() {
+	local i ok=1 pid
+	for i in 0 1; do
+		ip netns exec "${FAB_H[$i]}" rdma link add "rxe$i" type rxe netdev eth0 2>/dev/null || ok=0
+	done
+	if [ $ok = 1 ]; then
+		: >"$T/rt-srv"
+		roce_exec 1 timeout 30 ib_send_bw -d rxe1 -x "$(roce_gid 1)" -F -n 20 >"$T/rt-srv" 2>&1 &
+		pid=$!
+		busywait 15000 grep -q "Waiting for client" "$T/rt-srv"
+		roce_exec 0 timeout 20 ib_send_bw -d rxe0 -x "$(roce_gid 0)" -F -n 20 "$(fab_addr 1)" >"$T/rt-cli" 2>&1 || ok=0
+		wait "$pid"
+	fi
+	for i in 0 1; do ip netns exec "${FAB_H[$i]}" rdma link del "rxe$i" 2>/dev/null; done
+	if [ $ok = 0 ]; then
+		ROCE_NETNS_WHY="inside network namespaces soft-RoCE failed: $(grep -m1 -i -E "fail|error|couldn" "$T/rt-cli" 2>/dev/null | tr -s ' ')"
+		log "roce: $ROCE_NETNS_WHY; using the initial namespace"
+		return 1
+	fi
+	for i in "${RING[@]}"; do
+		ip netns exec "${FAB_H[$i]}" rdma link add "rxe$i" type rxe netdev eth0 || return 1
+	done
+	log "roce: soft-RoCE works inside the hosts' namespaces"
+}
+
+# roce_exec HOST CMD...: run CMD where host HOST's rxe device lives
+roce_exec() {
+	local i=$1
+	shift
+	if [ "$ROCE_MODE" = netns ] || [ -z "$ROCE_MODE" ]; then
+		ip netns exec "${FAB_H[$i]}" "$@"
+	else
+		"$@"
+	fi
+}
+
+# roce_gid HOST: the GID index of the host's IPv4 address (RoCEv2)
+roce_gid() {
+	local i=$1 g want
+	want=$(fab_addr "$i" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
+	for g in 0 1 2 3 4 5 6 7; do
+		if [ "$(roce_exec "$i" cat "/sys/class/infiniband/rxe$i/ports/1/gids/$g" 2>/dev/null)" = "$want" ]; then
+			echo "$g"
+			return
+		fi
+	done
+	echo 1
+}
+
+# roce_run SCEN TOOL LIMIT_MBIT SRC:DST...: one perftest pair per argument,
+# all at once, 64 KiB messages for about $DUR s at the link rate.
+# ib_write_bw runs for $DUR s (-D) and reports even a collapsed flow;
+# ib_send_bw sleeps on completion events (-e), which perftest allows only
+# with an iteration count (a flow that does not finish in time reports
+# nothing). ib_write_bw's server does not poll: eight pairs poll eight
+# CPUs' worth less than ib_send_bw's would. ECT(0) in the traffic
+# class, as RoCEv2 fabrics run (for DCQCN): the AQM marks instead of
+# dropping; rxe has no DCQCN, so it does not slow down on marks.
+roce_run() {
+	local scen=$1 tool=$2 limit=$3 f s d k=0 pids=() mode iters
+	shift 3
+	iters=$(( (FAB_RATE * 1000000 / 8 * DUR) / 65536 ))
+	if [ "$tool" = ib_send_bw ]; then mode="-e -n $iters"; else mode="-D $DUR"; fi
+	run_begin "$scen-roce"
+	kv scenario "$scen"; kv transport roce; kv tool "$tool"; kv limit_mbit "$limit"
+	kv flows "$*"; kv roce_mode "$ROCE_MODE"; kv perftest_mode "$mode"
+	for f in "$@"; do
+		d=${f#*:}
+		# shellcheck disable=SC2086
+		# line-buffered: "Waiting for client" must reach the file at once
+		roce_exec "$d" timeout $((4 * DUR + 90)) stdbuf -oL "$tool" -d "rxe$d" -x "$(roce_gid "$d")" -F \
+			$mode -p $((18515 + k)) --tclass=2 --report_gbits >"$RUN/srv-$k.txt" 2>&1 &
+		pids+=($!)
+		k=$((k + 1))
+	done
+	busywait 30000 sh -c "[ \$(cat $RUN/srv-*.txt | grep -c 'Waiting for client') -ge $k ]" ||
+		log "roce: servers not ready: $(head -n 3 "$RUN/srv-0.txt" | tr '\n' ' ')"
+	k=0
+	for f in "$@"; do
+		s=${f%%:*} d=${f#*:}
+		# the client's own start and end times beside perftest's figure
+		# shellcheck disable=SC2086
+		( t0=$EPOCHREALTIME
+		  roce_exec "$s" timeout $((4 * DUR + 60)) "$tool" -d "rxe$s" -x "$(roce_gid "$s")" -F \
+			$mode -p $((18515 + k)) --tclass=2 --report_gbits "$(fab_addr "$d")"
+		  echo "rc $? wall $t0 $EPOCHREALTIME" ) >"$RUN/cli-$k.txt" 2>&1 &
+		pids+=($!)
+		k=$((k + 1))
+	done
+	wait "${pids[@]}"
+	run_end
+	log "$scen roce $tool: $(awk '$1 == 65536 && NF >= 5 { printf "%.2f ", $4 * 1000 }' "$RUN"/cli-*.txt) Mbit/s"
+}
+
+scen_roce() {
+	local lim pid
+	ROCE_WHY=
+	ROCE_NETNS_WHY=
+	if ! roce_setup; then
+		log "roce: skipped: $ROCE_WHY"
+		RUN=$RES; kv roce_skipped "$ROCE_WHY"
+		return 0
+	fi
+	RUN=$RES; kv roce_mode "$ROCE_MODE"; kv roce_netns_note "$ROCE_NETNS_WHY"
+	roce_run pair ib_write_bw "$R" 0:1
+	roce_run pair ib_send_bw "$R" 0:1
+	# shellcheck disable=SC2046
+	roce_run ring ib_write_bw "$R" $(ring_pairs)
+	fab_impair 0 1 loss 1%
+	# shellcheck disable=SC2046
+	roce_run loss ib_write_bw "$R" $(ring_pairs)
+	fab_impair 0 1
+	lim=$(echo "$R $FAB_NS" | awk '{ printf "%.4f", $1 * ($2 - 1) / $2 }')
+	( sleep "$FAIL_AT"; echo "$(now)" >"$T/failt"; fab_fail 0 2 ) &
+	pid=$!
+	# shellcheck disable=SC2046
+	roce_run down ib_write_bw "$lim" $(ring_pairs)
+	wait "$pid"
+	kv fail_at "$(cat "$T/failt")"
+	kv limit_before_mbit "$R"
+}
+
+# --- main ------------------------------------------------------------------------------
+
+load_spray "$top/build/$KVER/spray.ko" || { log "cannot load spray.ko"; exit 1; }
+t0=$(now)
+fab_setup || { log "fabric setup failed"; exit 1; }
+log "fabric ready in $(echo "$t0 $(now)" | awk '{ printf "%.0f", $2 - $1 }') s: $FAB_NH hosts, 2 leaves, $FAB_NS spines, every link $FAB_RATE Mbit/s, MTU $FAB_MTU, tbf + red ecn"
+R=$FAB_RATE
+mptcp_endpoints
+
+RUN=$RES
+: >"$RES/meta.env"
+kv kernel "$(uname -r)"
+kv date "$(date '+%Y-%m-%d %H:%M:%S %Z')"
+kv quick "$QUICK"
+kv rate_mbit "$FAB_RATE"; kv mtu "$FAB_MTU"; kv hosts "$FAB_NH"; kv spines "$FAB_NS"
+kv tbf_burst_ms "$FAB_BURST_MS"
+kv red "min $FAB_RED_MIN max $FAB_RED_MAX frames, probability $FAB_RED_P, limit $FAB_RED_LIMIT frames"
+kv fail_at_s "$FAIL_AT"; kv converge_s "$FAB_CONVERGE"
+kv scenarios "$SCEN"
+kv guest_cpus "$(nproc)"
+kv guest_load_start "$(cut -d' ' -f1-3 /proc/loadavg)"
+kv host_load "${BENCH_HOST_LOAD:-}"
+kv fabric_setup_s "$(echo "$t0 $(now)" | awk '{ printf "%.0f", $2 - $1 }')"
+ip netns exec "${FAB_H[0]}" "$CTL" -j show >"$RES/spray-config.json" 2>/dev/null
+CC_MODE=$(ip netns exec "${FAB_H[0]}" "$CTL" -t show | awk -F'\t' '$1 == "cc-mode" { print $2 }')
+tc -n "${FAB_L[0]}" qdisc show dev u0 >"$RES/qdisc-example.txt"
+iperf3 --version 2>/dev/null | head -n 1 >"$RES/versions.txt"
+dpkg-query -W perftest rdma-core iperf3 iproute2 2>/dev/null >>"$RES/versions.txt"
+
+for s in $SCEN; do
+	t1=$(now)
+	log "== $s"
+	case $s in
+	calib|cpu|pair|ring|nocc|allreduce|alltoall|incast|loss|down|roce|seed) "scen_$s" ;;
+	*) log "unknown scenario $s" ;;
+	esac
+	log "== $s took $(echo "$t1 $(now)" | awk '{ printf "%.0f", $2 - $1 }') s"
+done
+RUN=$RES
+kv guest_load_end "$(cut -d' ' -f1-3 /proc/loadavg)"
+dmesg | grep -i -E "spray|rxe|warn|bug" | tail -n 50 >"$RES/dmesg-notes.txt"
+log "done"
