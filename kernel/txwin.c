@@ -446,6 +446,12 @@ static u64 txw_loss_wait(const struct spray_txwin *tw)
 	return (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) + reo;
 }
 
+/* twice the slowest path's recent RTT, never beyond the RTO ceiling */
+static u64 txw_rtt_max2(const struct spray_txwin *tw)
+{
+	return min_t(u64, 2ULL * tw->rtt_max_ns, tw->cfg.rto_max_ns);
+}
+
 /*
  * ... and overtaken on other EVs only: at least twice the slowest
  * path's recent RTT (its queue may still grow while the packet waits).
@@ -454,7 +460,7 @@ static u64 txw_loss_wait_cross(const struct spray_txwin *tw)
 {
 	u64 wait = max_t(u64, txw_loss_wait(tw), 2ULL * tw->srtt_ns);
 
-	return max_t(u64, wait, 2ULL * tw->rtt_max_ns);
+	return max_t(u64, wait, txw_rtt_max2(tw));
 }
 
 /**
@@ -629,8 +635,7 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 		rec = &tw->ring[psn & tw->mask];
 		/* nor what the slowest path may still be carrying */
 		if (rec->state != SPRAY_TXREC_INFLIGHT ||
-		    now_ns - rec->sent_ns < max_t(u64, cur,
-						  2ULL * tw->rtt_max_ns))
+		    now_ns - rec->sent_ns < max_t(u64, cur, txw_rtt_max2(tw)))
 			continue;
 		txw_mark_lost(tw, psn, rec, SPRAY_LOSS_RTO, ops, ctx);
 		n++;
