@@ -19,7 +19,14 @@
 #include "rxwin.h"
 
 #define NSCC_EWMA_DIV		80	/* delay EWMA weight 0.0125 */
-#define NSCC_DELAY_CAP		(1U << 24)	/* 16 ms, keeps s32 math safe */
+/*
+ * Delays and the target are capped at 2.1 s (u32 ns, the products below
+ * in u64). A data-centre fabric's RTT is microseconds, but a scale-across
+ * (metro, inter-DC) fabric or a slow emulated one has a base RTT of tens
+ * of milliseconds: a cap below the base RTT would make delay and target
+ * equal at the cap, and ECN would never cut the window.
+ */
+#define NSCC_DELAY_CAP		(1U << 31)
 
 /**
  * spray_cc_cfg_default() - fill the default congestion control tunables
@@ -96,7 +103,6 @@ void spray_nscc_on_ack(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
 	u32 base = cfg->base_rtt_ns ? cfg->base_rtt_ns : min_rtt_ns;
 	u32 target, delay, avg, w, factor;
 	u32 clean = sum->bytes - sum->ce_bytes;
-	s32 diff;
 	u64 inc;
 
 	if (cfg->mode != SPRAY_CC_SENDER && cfg->mode != SPRAY_CC_BOTH)
@@ -110,9 +116,13 @@ void spray_nscc_on_ack(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
 		delay = sum->rtt_ns > base ? sum->rtt_ns - base : 0;
 		delay = min(delay, NSCC_DELAY_CAP);
 		w = min_t(u32, sum->pkts, NSCC_EWMA_DIV);
-		diff = (s32)delay - (s32)cc->avg_delay_ns;
-		cc->avg_delay_ns = (u32)((s32)cc->avg_delay_ns +
-					 diff * (s32)w / NSCC_EWMA_DIV);
+		/* avg += (delay - avg) * w / 80, rounded towards avg */
+		if (delay >= cc->avg_delay_ns)
+			cc->avg_delay_ns += (u32)spray_div_u64((u64)(delay -
+					cc->avg_delay_ns) * w, NSCC_EWMA_DIV);
+		else
+			cc->avg_delay_ns -= (u32)spray_div_u64((u64)(cc->avg_delay_ns -
+					delay) * w, NSCC_EWMA_DIV);
 	}
 	avg = cc->avg_delay_ns;
 

@@ -23,7 +23,7 @@
 #include "fuzz.h"
 
 #define NCONN		4
-#define DELAY_CAP	(1U << 24)
+#define DELAY_CAP	(1U << 31)
 
 static struct spray_cc_cfg cfg;
 static struct spray_nscc cc;

@@ -94,6 +94,33 @@ TEST(spray_nscc_on_ack__ecn_high_delay_decreases_once_per_rtt)
 	EXPECT_EQ(cc.md, 2);
 }
 
+/*
+ * A fabric whose base RTT is tens of milliseconds (scale-across, or the
+ * emulated 10 Mbit/s bench fabric: 30 ms): a standing queue of 50 ms with
+ * ECN marks must cut the window. (Delays were once capped at 16 ms: delay
+ * and target met at the cap, and the window was never cut.)
+ */
+TEST(spray_nscc_on_ack__ecn_cuts_with_base_rtt_of_milliseconds)
+{
+	struct spray_nscc cc;
+	struct spray_txack_sum s = sum(8, 8, 80000000);
+	u32 w;
+	int i;
+
+	spray_cc_cfg_default(&cfg);
+	spray_cc_cfg_check(&cfg);
+	spray_nscc_init(&cc, &cfg);
+	w = cc.cwnd;
+	/* the average delay climbs to the 50 ms of queue over 1 s of ACKs */
+	for (i = 0; i < 100; i++)
+		spray_nscc_on_ack(&cc, &cfg, &s, 30000000, 1000000000ULL +
+				  i * 10000000ULL);
+	EXPECT(cc.avg_delay_ns > 30000000);
+	EXPECT(cc.avg_delay_ns <= 50000000);
+	EXPECT(cc.md >= 1);
+	EXPECT(cc.cwnd < w);
+}
+
 TEST(spray_nscc_on_ack__ecn_low_delay_holds)
 {
 	struct spray_nscc cc;
