@@ -205,8 +205,21 @@ static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt)
 		tw->rtt_max_ns = rtt;
 	else
 		tw->rtt_max_ns -= (tw->rtt_max_ns - rtt) / 64;
+	/*
+	 * Not capped by cfg.rto_max_ns: that bounds the backoff. A timeout
+	 * shorter than the path's RTT fires before any ACK can come, every
+	 * time (a fabric with deep queues or a long reach: RTTs above the
+	 * ceiling, as RFC 6298 forbids for TCP).
+	 */
 	tw->rto_ns = (u32)clamp_t(u64, (u64)tw->srtt_ns + 4ULL * tw->rttvar_ns,
-				  tw->cfg.rto_min_ns, tw->cfg.rto_max_ns);
+				  tw->cfg.rto_min_ns,
+				  max(tw->cfg.rto_max_ns, SPRAY_TXWIN_RTO_LIMIT_NS));
+}
+
+/* the RTO ceiling: cfg.rto_max_ns, or the RTO itself when above it */
+static u64 txw_rto_ceiling(const struct spray_txwin *tw)
+{
+	return max_t(u64, tw->cfg.rto_max_ns, tw->rto_ns);
 }
 
 static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
@@ -449,7 +462,7 @@ static u64 txw_loss_wait(const struct spray_txwin *tw)
 /* twice the slowest path's recent RTT, never beyond the RTO ceiling */
 static u64 txw_rtt_max2(const struct spray_txwin *tw)
 {
-	return min_t(u64, 2ULL * tw->rtt_max_ns, tw->cfg.rto_max_ns);
+	return min_t(u64, 2ULL * tw->rtt_max_ns, txw_rto_ceiling(tw));
 }
 
 /*
@@ -583,7 +596,7 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 
 static u64 txw_rto_cur(const struct spray_txwin *tw)
 {
-	return min_t(u64, (u64)tw->rto_ns << tw->backoff, tw->cfg.rto_max_ns);
+	return min_t(u64, (u64)tw->rto_ns << tw->backoff, txw_rto_ceiling(tw));
 }
 
 /**
@@ -592,7 +605,7 @@ static u64 txw_rto_cur(const struct spray_txwin *tw)
  *
  * The timer runs while psns are in flight or await retransmission; it
  * restarts on every ACK that delivers something, and its period is
- * rto << backoff, at most cfg.rto_max_ns.
+ * rto << backoff, at most cfg.rto_max_ns (or rto, when rto is above it).
  *
  * Return: absolute time, 0 if nothing is outstanding.
  */
@@ -612,7 +625,8 @@ u64 spray_txwin_rto_deadline(const struct spray_txwin *tw)
  *
  * If the deadline passed: the oldest INFLIGHT psns sent at least one RTO
  * ago (at most SPRAY_TX_RTO_BURST of them) are declared lost, the backoff
- * doubles the next period (up to cfg.rto_max_ns) and the timer restarts.
+ * doubles the next period (up to cfg.rto_max_ns, never below rto) and the
+ * timer restarts.
  * As a tail loss probe, a few packets suffice: their ACKs let RACK find
  * the rest, where marking everything would resend what merely waits in a
  * queue.

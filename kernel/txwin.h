@@ -57,11 +57,16 @@ struct spray_txrec {
 	u8	why;
 };
 
+/* the largest RTO, whatever the RTT samples say (u32 ns) */
+#define SPRAY_TXWIN_RTO_LIMIT_NS	4000000000U
+
 /**
  * struct spray_txwin_cfg - send window tunables
  * @rto_init_ns: RTO before the first RTT sample (default 1 ms).
  * @rto_min_ns: RTO floor (default 200 us, as EQDS).
- * @rto_max_ns: RTO ceiling, backoff included (default 100 ms).
+ * @rto_max_ns: ceiling of the backoff (default 100 ms); an RTO computed
+ *	from the RTT (srtt + 4 rttvar) above it is used as it is, up to
+ *	SPRAY_TXWIN_RTO_LIMIT_NS (or this, if higher).
  * @reorder_min_ns: floor of the RACK reorder window (default 10 us); the
  *	window is max(min_rtt / 4, this).
  * @max_retx: retransmissions of one psn before the connection fails

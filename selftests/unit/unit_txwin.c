@@ -353,6 +353,35 @@ TEST(spray_txwin_on_rto__backoff_capped)
 	EXPECT_EQ(spray_txwin_rto_deadline(&tw) - now, 1000000);
 }
 
+/*
+ * RTTs above the ceiling (deep queues on a slow or long fabric): the RTO
+ * follows the RTT, else it would fire before any ACK can come.
+ */
+TEST(spray_txwin_rto__not_below_rtt_above_ceiling)
+{
+	struct spray_txack_sum s;
+	struct spray_ack a = { 0 };
+	u64 now = 1000;
+	u32 psn;
+
+	setup(0);
+	cfg.rto_max_ns = 100000000;			/* 100 ms */
+	spray_txwin_init(&tw, ring, 64, 0, 100, &cfg);
+	for (psn = 0; psn < 8; psn++) {
+		send_n(1, now);
+		a.cum_psn = psn + 1;
+		a.ts_echo = (u32)now;
+		now += 300000000;			/* 300 ms RTT */
+		spray_txwin_on_ack(&tw, &a, now, &ops, NULL, &s);
+	}
+	EXPECT(tw.srtt_ns >= 290000000);
+	EXPECT(tw.rto_ns >= tw.srtt_ns);
+	send_n(1, now);
+	EXPECT(spray_txwin_rto_deadline(&tw) - now >= tw.srtt_ns);
+	/* nothing is declared lost before an RTT has passed */
+	EXPECT_EQ(spray_txwin_on_rto(&tw, now + 200000000, &ops, NULL), 0);
+}
+
 TEST(spray_txwin_retry_limit__fails_connection)
 {
 	u64 now = 1000;
