@@ -498,10 +498,14 @@ roce_gid() {
 # ib_write_bw runs for $DUR s (-D) and reports even a collapsed flow;
 # ib_send_bw sleeps on completion events (-e), which perftest allows only
 # with an iteration count (a flow that does not finish in time reports
-# nothing). ib_write_bw's server does not poll: eight pairs poll eight
-# CPUs' worth less than ib_send_bw's would. ECT(0) in the traffic
-# class, as RoCEv2 fabrics run (for DCQCN): the AQM marks instead of
-# dropping; rxe has no DCQCN, so it does not slow down on marks.
+# nothing). ib_write_bw's server does not poll, so eight pairs poll half
+# as much as eight ib_send_bw pairs would. ECT(0) in the traffic class,
+# as RoCEv2 fabrics run (for DCQCN): the AQM marks instead of dropping;
+# rxe has no DCQCN, so it does not slow down on marks. The QP timeout is
+# 4.096 us x 2^18 = 1.07 s (-u 18) instead of 2^14 = 67 ms: this fabric's
+# 10 Mbit/s links stretch queueing delays a thousandfold (64 jumbo frames
+# take 460 ms), and a real fabric's default would time out on queueing
+# alone.
 roce_run() {
 	local scen=$1 tool=$2 limit=$3 f s d k=0 pids=() mode iters
 	shift 3
@@ -515,7 +519,7 @@ roce_run() {
 		# shellcheck disable=SC2086
 		# line-buffered: "Waiting for client" must reach the file at once
 		roce_exec "$d" timeout $((4 * DUR + 90)) stdbuf -oL "$tool" -d "rxe$d" -x "$(roce_gid "$d")" -F \
-			$mode -p $((18515 + k)) --tclass=2 --report_gbits >"$RUN/srv-$k.txt" 2>&1 &
+			$mode -p $((18515 + k)) -u 18 --tclass=2 --report_gbits >"$RUN/srv-$k.txt" 2>&1 &
 		pids+=($!)
 		k=$((k + 1))
 	done
@@ -528,7 +532,7 @@ roce_run() {
 		# shellcheck disable=SC2086
 		( t0=$EPOCHREALTIME
 		  roce_exec "$s" timeout $((4 * DUR + 60)) "$tool" -d "rxe$s" -x "$(roce_gid "$s")" -F \
-			$mode -p $((18515 + k)) --tclass=2 --report_gbits "$(fab_addr "$d")"
+			$mode -p $((18515 + k)) -u 18 --tclass=2 --report_gbits "$(fab_addr "$d")"
 		  echo "rc $? wall $t0 $EPOCHREALTIME" ) >"$RUN/cli-$k.txt" 2>&1 &
 		pids+=($!)
 		k=$((k + 1))
