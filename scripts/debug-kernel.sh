@@ -26,7 +26,9 @@
 #   make KVER=RELEASE KDIR=CACHE/RELEASE module
 #
 # Environment: SPRAY_DEBUG_JOBS (make -j, default 2), SPRAY_TIMEOUT_MULT
-# (passed into the VM for the selftests' timeouts, default 4 under --test).
+# (passed into the VM for the selftests' timeouts, default 6 under --test).
+# The VM's tests run with KSFT_MACHINE_SLOW=yes: speed and delay checks
+# (check_speed in selftests/lib.sh) report, not assert.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,7 +82,7 @@ CONFIG_MAGIC_SYSRQ=y
 CONFIG_PRINTK=y
 CONFIG_MODULES=y
 CONFIG_MODULE_UNLOAD=y
-# --- the selftests: namespaces, veth, bridge, qdiscs, ECMP, ss, MPTCP
+# --- the selftests: namespaces, veth, dummy, bridge, qdiscs, ECMP, ss, MPTCP
 CONFIG_NAMESPACES=y
 CONFIG_SYSVIPC=y
 CONFIG_UTS_NS=y
@@ -103,6 +105,7 @@ CONFIG_MPTCP_IPV6=y
 CONFIG_NETDEVICES=y
 CONFIG_NET_CORE=y
 CONFIG_VETH=y
+CONFIG_DUMMY=y
 CONFIG_BRIDGE=y
 CONFIG_NET_SCHED=y
 CONFIG_NET_SCH_NETEM=y
@@ -368,7 +371,7 @@ MK
 	# The console as it comes, and the time each test started (.times).
 	: >"$out.times"
 	scripts/vm.sh -k "$REL" -t "${SPRAY_DEBUG_VM_TIMEOUT:-10800}" -o "$out" -- \
-		env SPRAY_TIMEOUT_MULT="${SPRAY_TIMEOUT_MULT:-4}" \
+		env SPRAY_TIMEOUT_MULT="${SPRAY_TIMEOUT_MULT:-6}" KSFT_MACHINE_SLOW=yes \
 		scripts/debug-kernel.sh --in-vm "${tests[@]}" 2>&1 | while IFS= read -r l; do
 		printf '%s\n' "$l"
 		l=${l%$'\r'}

@@ -146,11 +146,13 @@ incast_both_ok() {
 		[ $((DROPS * 100)) -le "$SENT" ] && ge "$BPS" "0.85 * $REF" &&
 		ge "$JAIN" 0.9
 }
-incast_both_ok || { echo "# incast: again"; incast_both_ok; }
+# (on a slow machine the speed is not asserted: no second attempt)
+slow() { [ "${KSFT_MACHINE_SLOW:-}" = yes ]; }
+incast_both_ok || slow || { echo "# incast: again"; incast_both_ok; }
 check "incast 8 -> 1 (cc both) completes" [ $INCAST_RC -eq 0 ] && [ $INCAST_SINK -eq 0 ]
 check "incast, cc both: bottleneck drops <= 1% of packets ($DROPS of $SENT)" \
 	[ $((DROPS * 100)) -le "$SENT" ]
-check "incast, cc both: goodput >= 85% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
+check_speed "incast, cc both: goodput >= 85% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
 	ge "$BPS" "0.85 * $REF"
 check "incast, cc both: Jain fairness >= 0.9 ($JAIN)" ge "$JAIN" 0.9
 both_drops=$DROPS
@@ -202,12 +204,12 @@ one_flow() {
 	[ $rc -eq 0 ] && [ $src -eq 0 ] && ge "$BPS" "0.90 * $REF" &&
 		[ "$n" -ge 110 ] && ge "2 * $TARGET_MS" "$qd99"
 }
-one_flow || { echo "# one flow: again"; one_flow; }
+one_flow || slow || { echo "# one flow: again"; one_flow; }
 check "one flow completes" [ $rc -eq 0 ] && [ $src -eq 0 ]
-check "one flow alone: goodput >= 90% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
+check_speed "one flow alone: goodput >= 90% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
 	ge "$BPS" "0.90 * $REF"
 check "ping across the bottleneck: at least 110 of 120 replies ($n)" [ "$n" -ge 110 ]
-check "queueing delay seen by ping (p99 - idle p99): $qd99 ms <= 2 x AQM target" \
+check_speed "queueing delay seen by ping (p99 - idle p99): $qd99 ms <= 2 x AQM target" \
 	ge "2 * $TARGET_MS" "$qd99"
 
 # 4. Two AF_SPRAY flows share fairly.
@@ -231,9 +233,10 @@ for p in $TCP_PIDS; do wait $p; done
 BPS=$(total bps)
 TBPS=$(awk '{ print $7 }' "$T/tcp")
 echo "# beside TCP: AF_SPRAY $(ratio "$BPS" "$CAP"), TCP $(ratio "${TBPS:-0}" "$CAP") of the bottleneck"
-check "beside a TCP flow: AF_SPRAY gets >= 20% ($(ratio "$BPS" "$CAP"))" \
-	[ $rc -eq 0 ] && ge "$BPS" "0.2 * $CAP"
-check "beside AF_SPRAY: TCP gets >= 20% ($(ratio "${TBPS:-0}" "$CAP"))" \
+check "beside a TCP flow: AF_SPRAY's messages complete" [ $rc -eq 0 ]
+check_speed "beside a TCP flow: AF_SPRAY gets >= 20% ($(ratio "$BPS" "$CAP"))" \
+	ge "$BPS" "0.2 * $CAP"
+check_speed "beside AF_SPRAY: TCP gets >= 20% ($(ratio "${TBPS:-0}" "$CAP"))" \
 	ge "${TBPS:-0}" "0.2 * $CAP"
 
 tap_end

@@ -39,7 +39,11 @@ spraycoll() {
 		set -- --local "$n" --netns "$(echo "$NS8" | cut -d, -f1-"$n")" \
 			--addrs "$(echo "$AD8" | cut -d, -f1-"$n")" "$@"
 	fi
-	timeout 120 "$SC" "$@"
+	# a slow kernel (SPRAY_TIMEOUT_MULT, the debug kernel) gets longer stall
+	# timeouts; a -T of the caller's comes later and wins
+	local m=${SPRAY_TIMEOUT_MULT:-1}
+	[ "$m" = 1 ] || set -- -T $((10 * m)) "$@"
+	timeout $((120 * m)) "$SC" "$@"
 }
 
 # json_ok FILE [PYTHON-CONDITION]: JSON parses, status ok, no wrong value

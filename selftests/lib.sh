@@ -15,6 +15,20 @@ check() {	# check "description" command...
 	if "$@"; then ok "$what"; else fail "$what"; fi
 }
 not() { ! "$@"; }
+# check_speed "description" command...: a check of speed or delay. With
+# KSFT_MACHINE_SLOW=yes (the kselftest convention, set on the debug
+# kernel whose KASAN and lockdep slow every packet tenfold) a failure is
+# reported, not counted: "ok N ... # SKIP slow machine: not asserted".
+check_speed() {
+	local what=$1; shift
+	if "$@"; then
+		ok "$what"
+	elif [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
+		skip "$what: slow machine (KSFT_MACHINE_SLOW), not asserted"
+	else
+		fail "$what"
+	fi
+}
 tap_end() { echo "1..$tap_n"; exit "${FAILED:-0}"; }
 
 # setup_ns VAR...: create namespaces with random suffixes, names in VARs.

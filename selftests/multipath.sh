@@ -18,7 +18,7 @@ RLOG=$(mktemp)
 recv_start() {
 	: >"$RLOG"
 	ip netns exec "$h2" "$here/spray_msg" recv $H2_ADDR $PORT "$1" "$2" \
-		"$3" 600 >"$RLOG" &
+		"$3" $((600 * ${SPRAY_TIMEOUT_MULT:-1})) >"$RLOG" &
 	RPID=$!
 	busywait 10000 grep -q ready "$RLOG"
 }
@@ -198,10 +198,10 @@ selective() {
 }
 # the emulated CPU stalls now and then (other VMs, coarse timers): one more
 # transfer if the first falls short; both are printed, the last asserted
-selective 5 || { echo "# 1% loss: again"; selective 6; }
+selective 5 || [ "${KSFT_MACHINE_SLOW:-}" = yes ] || { echo "# 1% loss: again"; selective 6; }
 check "1% loss: 200 x 64 KiB delivered exactly once" [ $SEL_RC -eq 0 ]
 check "1% loss: some packets were lost ($lost)" [ "$lost" -gt 0 ]
-check "1% loss: retransmitted ($retx) <= 2 x lost ($lost)" [ "$retx" -le $((2 * lost)) ]
+check_speed "1% loss: retransmitted ($retx) <= 2 x lost ($lost)" [ "$retx" -le $((2 * lost)) ]
 
 rm -f "$RLOG.send" "$RLOG.mon" "$RLOG.res"
 tap_end
