@@ -10,6 +10,8 @@
  *              multicast address)
  *   -u PORT    AF_SPRAY's UDP port at the receiver (default 4797)
  *   -P PORT    destination spray port (default 7000)
+ *   -q NUM     cycle packet by packet through NUM destination spray ports
+ *              from PORT (default 1)
  *   -n COUNT   packets to send (default 1000)
  *   -r RATE    packets a second (default 0: as fast as the socket takes them)
  *   -s CIDR    source addresses: cycle through the addresses of CIDR
@@ -83,7 +85,7 @@
 static struct {
 	struct in_addr dst;
 	u16 udp_port, dport, sport0;
-	u32 count, naddr, nport, cid, len;
+	u32 count, naddr, nport, cid, len, ndport;
 	double rate;
 	u32 net, mask_bits;
 	bool spoof, cid_set, ts_set;
@@ -91,7 +93,7 @@ static struct {
 	u64 seed;
 } opt = {
 	.udp_port = 4797, .dport = 7000, .sport0 = 20000, .count = 1000,
-	.nport = 1, .len = 512, .seed = 1,
+	.nport = 1, .len = 512, .seed = 1, .ndport = 1,
 };
 
 static u64 rng;
@@ -162,6 +164,7 @@ static struct source source_of(u32 i)
 
 static int raw_fd;
 static bool single;
+static u16 cur_dport;	/* the destination spray port of this packet */
 static volatile sig_atomic_t stop;
 
 static void on_term(int sig)
@@ -226,7 +229,7 @@ static u32 build_data(u8 *buf, const struct source *s, u16 flags, u32 cid,
 {
 	struct spray_pkt p = {
 		.type = SPRAY_T_DATA, .flags = flags, .sport = s->sport,
-		.dport = opt.dport, .src_cid = cid, .psn = psn,
+		.dport = cur_dport, .src_cid = cid, .psn = psn,
 		.ev = ev_rand(),
 	};
 	u32 i;
@@ -250,7 +253,7 @@ static u32 build_ctl(u8 *buf, const struct source *s, u8 type, u16 flags,
 {
 	struct spray_pkt p = {
 		.type = type, .flags = flags, .sport = s->sport,
-		.dport = opt.dport, .src_cid = cid, .dst_cid = dst_cid,
+		.dport = cur_dport, .src_cid = cid, .dst_cid = dst_cid,
 		.ev = ev_rand(),
 	};
 
@@ -343,6 +346,7 @@ static int build(const char *kind, u32 i, u8 *buf, struct source *s, u16 *ev)
 
 	*s = source_of(i);
 	*ev = ev_rand();
+	cur_dport = (u16)(opt.dport + i % opt.ndport);
 	if (!strcmp(kind, "random")) {
 		len = rnd() % (MAX_PAYLOAD + 1);
 		for (v = 0; v < len; v++)
@@ -573,7 +577,7 @@ static int parse_cidr(const char *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: spray_flood -d ADDR [-u UDPPORT] [-P PORT] "
-		"[-n COUNT] [-r RATE] [-s CIDR [-a NADDR]] [-p NPORTS] "
+		"[-q NDPORTS] [-n COUNT] [-r RATE] [-s CIDR [-a NADDR]] [-p NPORTS] "
 		"[-S SPORT] [-c CID] [-t TS] [-l LEN] [-x SEED] KIND\n"
 		"(see the top of spray_flood.c)\n");
 	exit(2);
@@ -587,11 +591,11 @@ int main(int argc, char **argv)
 	const char *kind;
 	struct source s;
 	struct spray_pkt p;
-	double t0;
 	int c, n;
+	u64 t0;
 	u16 ev;
 
-	while ((c = getopt(argc, argv, "d:u:P:n:r:s:a:p:S:c:t:l:x:")) != -1) {
+	while ((c = getopt(argc, argv, "d:u:P:q:n:r:s:a:p:S:c:t:l:x:")) != -1) {
 		switch (c) {
 		case 'd':
 			if (inet_pton(AF_INET, optarg, &opt.dst) != 1)
@@ -599,6 +603,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			opt.udp_port = (u16)atoi(optarg);
+			break;
+		case 'q':
+			opt.ndport = (u32)strtoul(optarg, NULL, 0);
 			break;
 		case 'P':
 			opt.dport = (u16)atoi(optarg);
@@ -641,6 +648,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || !opt.dst.s_addr || !opt.dport ||
+	    !opt.ndport || opt.dport + opt.ndport - 1 > 0xffff ||
 	    !opt.nport || !opt.len || opt.len > MAX_PAYLOAD - SPRAY_DATA_HDR_LEN)
 		usage();
 	kind = argv[optind];
@@ -672,10 +680,20 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_term);
 	printf("flooding %s\n", kind);
 	fflush(stdout);
-	t0 = now_ns() / 1e9;
+	t0 = now_ns();
 	for (i = 0; i < opt.count && !stop; i++) {
-		while (opt.rate > 0 && now_ns() / 1e9 - t0 < i / opt.rate)
-			usleep(200);
+		if (opt.rate > 0) {
+			/* sleep until this packet is due, not in a busy loop */
+			u64 due = (u64)(t0 + i * 1e9 / opt.rate);
+			struct timespec ts = {
+				.tv_sec = (time_t)(due / 1000000000ULL),
+				.tv_nsec = (long)(due % 1000000000ULL),
+			};
+
+			if (now_ns() < due)
+				clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+						&ts, NULL);
+		}
 		n = build(kind, i, buf, &s, &ev);
 		if (want && spray_pkt_parse(buf, (u32)n, &p) != *want) {
 			fprintf(stderr, "spray_flood: %s packet %u: parser says %s, want %s\n",
