@@ -5,18 +5,24 @@
 #      the selftests,
 #   3. run the userspace unit tests (ASan + UBSan) and the fuzz harnesses
 #      (libFuzzer, a short bounded run each) on the host,
-#   4. boot each kernel of the matrix in QEMU and run the selftests there.
+#   4. boot each kernel of the matrix in QEMU and run the selftests there,
+#   5. build (or reuse) the debug kernel (KASAN, lockdep, kmemleak; scripts/
+#      debug-kernel.sh) and run its CI subset there, then a kmemleak check,
+#      when the hour allows (Documentation/networking/spray-debug.rst).
 # Ends with "N passed, N failed"; exits non-zero on any failure.
 #
-#   scripts/test.sh [-k KVER]... [TEST...]
+#   scripts/test.sh [-k KVER]... [-D] [TEST...]
+#   -D: without step 5 (also skipped when TESTs are named)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 kvers=()
-while getopts "k:" o; do
+debug=1
+while getopts "k:D" o; do
 	case $o in
 	k) kvers+=("$OPTARG") ;;
+	D) debug=0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -100,6 +106,46 @@ for k in "${kvers[@]}"; do
 			{ echo "not ok - VM $k exited $rc"; failed=$((failed + 1)); }
 	fi
 done
+
+# 5. The debug kernel's CI subset: the selftests of function, not of speed
+# (hardening.sh, cc.sh, multipath.sh and collectives.sh take 20 to 60
+# minutes there: make test-debug runs them all). The whole of CI must stay
+# under an hour: the step gets what is left of 55 minutes, the build (about
+# 10 minutes on two idle cores, instant when cached) at most all but 15 of
+# it; what does not fit is skipped, and says so.
+DEBUG_CI_TESTS="socket_test transfer_test hostile_local netns.sh hostile.sh security.sh module.sh netlink.sh"
+left=$((55 * 60 - SECONDS))
+if [ $debug = 0 ] || [ $# -gt 0 ]; then
+	:
+elif [ $left -lt $((25 * 60)) ]; then
+	echo "ok - debug kernel # SKIP $((left / 60)) minutes left of the hour: make test-debug runs it"
+	skipped=$((skipped + 1))
+elif timeout $((left - 15 * 60)) scripts/debug-kernel.sh >"$results/debug-kernel.log" 2>&1; rc=$?; [ $rc -ne 0 ]; then
+	tail -n 5 "$results/debug-kernel.log"
+	if [ $rc -eq 124 ]; then
+		echo "ok - debug kernel # SKIP its build did not finish in $(((left - 15 * 60) / 60)) minutes: make test-debug runs it"
+		skipped=$((skipped + 1))
+	else
+		echo "not ok - debug kernel build (log: $results/debug-kernel.log)"
+		failed=$((failed + 1))
+	fi
+else
+	echo "# ==== VM debug kernel $(scripts/debug-kernel.sh --release 2>/dev/null): $DEBUG_CI_TESTS"
+	left=$((55 * 60 - SECONDS))
+	# shellcheck disable=SC2086
+	SPRAY_DEBUG_VM_TIMEOUT=$left scripts/debug-kernel.sh --test -o "$results/vm-debug" \
+		$DEBUG_CI_TESTS >"$results/vm-debug.log" 2>&1
+	rc=$?
+	grep -E "^(ok|not ok|#) " "$results/vm-debug.log" | grep -v "^#  "
+	if [ -f "$results/vm-debug/summary" ]; then
+		count_tap "$results/vm-debug"/*.tap
+	else
+		tail -n 5 "$results/vm-debug.log"
+		echo "not ok - debug kernel VM produced no results"
+		failed=$((failed + 1))
+	fi
+	[ $rc -eq 0 ] || fail_logs+=("$results/vm-debug.log")
+fi
 
 for l in "${fail_logs[@]}"; do
 	echo "# log of a failure: $l"
