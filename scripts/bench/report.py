@@ -367,7 +367,7 @@ def allreduce_tables(runs, md, out, rate):
     big = sorted({k[2] for k in pts if k[2] and k[2] >= 8 * MIB})
     if big:
         md += ["", "At 8 MiB and above, every boot (each boot draws a new ECMP hash "
-               "seed), Mbit/s (%% of the limit):", "",
+               "seed), Mbit/s (% of the limit):", "",
                "| size | transport | " + " | ".join("boot %d" % b for b in boots) +
                " | min | median |", "|---|---|" + "---|" * (len(boots) + 2)]
         seeds = []
