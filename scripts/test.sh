@@ -110,7 +110,7 @@ done
 # 5. The debug kernel's CI subset: the selftests of function, not of speed
 # (hardening.sh, cc.sh, multipath.sh and collectives.sh take 20 to 60
 # minutes there: make test-debug runs them all). The whole of CI must stay
-# under an hour: the step gets what is left of 55 minutes, the build (about
+# under an hour: the step gets what is left of 55 minutes, the build (6 to
 # 10 minutes on two idle cores, instant when cached) at most all but 15 of
 # it; what does not fit is skipped, and says so.
 DEBUG_CI_TESTS="socket_test transfer_test hostile_local netns.sh hostile.sh security.sh module.sh netlink.sh"
