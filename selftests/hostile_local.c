@@ -70,31 +70,6 @@ static int errno_in(int e, const int *set, int n)
 #define ERRNO_IN(...) ({ const int _s[] = { __VA_ARGS__ }; \
 	errno_in(errno, _s, sizeof(_s) / sizeof(_s[0])); })
 
-/* Bring up loopback (with @mtu if non-zero) in a fresh network namespace. */
-static int enter_new_netns(int mtu)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int fd, ret;
-
-	if (unshare(CLONE_NEWNET))
-		return -1;
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0)
-		return -1;
-	ret = 0;
-	if (mtu) {
-		ifr.ifr_mtu = mtu;
-		ret = ioctl(fd, SIOCSIFMTU, &ifr);
-	}
-	if (!ret)
-		ret = ioctl(fd, SIOCGIFFLAGS, &ifr);
-	ifr.ifr_flags |= IFF_UP;
-	if (!ret)
-		ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
-	close(fd);
-	return ret;
-}
-
 /* Numbered message content: seq and len in the first 8 bytes. */
 static void fill(unsigned char *buf, uint32_t len, uint32_t seq)
 {
@@ -155,18 +130,12 @@ FIXTURE_TEARDOWN(pair)
 	close(self->b);
 }
 
-static ssize_t send_to(int fd, const void *buf, size_t len,
-		       const struct sockaddr_spray *to)
-{
-	return sendto(fd, buf, len, 0, (const struct sockaddr *)to, sizeof(*to));
-}
-
 /* One byte a to b, received: the pair still works. */
 static int pair_works(int a, int b, const struct sockaddr_spray *sb)
 {
 	char c = 'k';
 
-	if (send_to(a, &c, 1, sb) != 1 || !wait_readable(b, TIMEOUT_MS))
+	if (spray_sendto(a, &c, 1, sb) != 1 || !wait_readable(b, TIMEOUT_MS))
 		return 0;
 	return recv(b, &c, 1, 0) == 1 && c == 'k';
 }
@@ -223,7 +192,7 @@ TEST_F(pair, shutdown_semantics)
 	EXPECT_EQ(EINVAL, errno);
 
 	/* a message queued before SHUT_RD is still read, then end of file */
-	ASSERT_EQ(1, send_to(self->a, "q", 1, &self->sb));
+	ASSERT_EQ(1, spray_sendto(self->a, "q", 1, &self->sb));
 	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
 	ASSERT_EQ(0, shutdown(self->b, SHUT_RD));
 	EXPECT_EQ(1, recv(self->b, &c, 1, 0));
@@ -302,10 +271,10 @@ TEST_F(pair, sendmsg_bad_iovecs)
 	EXPECT_EQ(EMSGSIZE, errno);
 	/* the largest size the kernel can describe, with a small buffer */
 	errno = 0;
-	EXPECT_EQ(-1, send_to(self->a, buf, SIZE_MAX, &self->sb));
+	EXPECT_EQ(-1, spray_sendto(self->a, buf, SIZE_MAX, &self->sb));
 	EXPECT_TRUE(ERRNO_IN(EMSGSIZE, EFAULT, EINVAL)) TH_LOG("%s", strerror(errno));
 	errno = 0;
-	EXPECT_EQ(-1, send_to(self->a, buf, INT_MAX, &self->sb));
+	EXPECT_EQ(-1, spray_sendto(self->a, buf, INT_MAX, &self->sb));
 	EXPECT_TRUE(ERRNO_IN(EMSGSIZE, EFAULT)) TH_LOG("%s", strerror(errno));
 
 	/* only the 1024-byte message arrived */
@@ -374,28 +343,28 @@ TEST_F(pair, sendmsg_bad_names)
 		errno = 0;
 		if (i == AF_SPRAY)
 			continue;
-		EXPECT_EQ(-1, send_to(self->a, "x", 1, &to));
+		EXPECT_EQ(-1, spray_sendto(self->a, "x", 1, &to));
 		EXPECT_EQ(EAFNOSUPPORT, errno) TH_LOG("family %u", i);
 		to = self->sb;
 		to.sspray_af = (uint16_t)i;
 		if (i == AF_INET || i == AF_INET6)
 			continue;
 		errno = 0;
-		EXPECT_EQ(-1, send_to(self->a, "x", 1, &to));
+		EXPECT_EQ(-1, spray_sendto(self->a, "x", 1, &to));
 		EXPECT_EQ(EAFNOSUPPORT, errno) TH_LOG("inner family %u", i);
 	}
 	/* not a unicast destination: refused before anything is sent */
 	for (i = 0; i < sizeof(bad4) / sizeof(bad4[0]); i++) {
 		to = spray_sa4(bad4[i], 7000);
 		errno = 0;
-		EXPECT_EQ(-1, send_to(self->a, "x", 1, &to)) TH_LOG("%s", bad4[i]);
+		EXPECT_EQ(-1, spray_sendto(self->a, "x", 1, &to)) TH_LOG("%s", bad4[i]);
 		EXPECT_EQ(EINVAL, errno) TH_LOG("%s: %s", bad4[i], strerror(errno));
 	}
 	for (i = 0; i < sizeof(bad6) / sizeof(bad6[0]); i++) {
 		s6 = socket(AF_SPRAY, SOCK_DGRAM, 0);
 		to = spray_sa6(bad6[i], 7000);
 		errno = 0;
-		EXPECT_EQ(-1, send_to(s6, "x", 1, &to)) TH_LOG("%s", bad6[i]);
+		EXPECT_EQ(-1, spray_sendto(s6, "x", 1, &to)) TH_LOG("%s", bad6[i]);
 		EXPECT_EQ(EINVAL, errno) TH_LOG("%s: %s", bad6[i], strerror(errno));
 		close(s6);
 	}
@@ -529,13 +498,13 @@ TEST_F(pair, recvmsg_bad_arguments)
 		EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("flag %#x", flags[i]);
 	}
 	/* a bad buffer: EFAULT, and the socket goes on working */
-	ASSERT_EQ(5, send_to(self->a, "hello", 5, &self->sb));
+	ASSERT_EQ(5, spray_sendto(self->a, "hello", 5, &self->sb));
 	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
 	errno = 0;
 	EXPECT_EQ(-1, recv(self->b, (void *)16, 5, 0));
 	EXPECT_EQ(EFAULT, errno);
 	/* a bad name pointer */
-	ASSERT_EQ(5, send_to(self->a, "world", 5, &self->sb));
+	ASSERT_EQ(5, spray_sendto(self->a, "world", 5, &self->sb));
 	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
 	m.msg_name = (void *)16;
 	m.msg_namelen = sizeof(from);
@@ -543,14 +512,14 @@ TEST_F(pair, recvmsg_bad_arguments)
 	EXPECT_EQ(-1, recvmsg(self->b, &m, 0));
 	EXPECT_EQ(EFAULT, errno);
 	/* a name buffer too short: truncated, full length reported */
-	ASSERT_EQ(5, send_to(self->a, "again", 5, &self->sb));
+	ASSERT_EQ(5, spray_sendto(self->a, "again", 5, &self->sb));
 	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
 	m.msg_name = small;
 	m.msg_namelen = sizeof(small);
 	EXPECT_EQ(5, recvmsg(self->b, &m, 0));
 	EXPECT_EQ(sizeof(from), m.msg_namelen);
 	/* zero-length read: the message is consumed, MSG_TRUNC tells its size */
-	ASSERT_EQ(5, send_to(self->a, "zero!", 5, &self->sb));
+	ASSERT_EQ(5, spray_sendto(self->a, "zero!", 5, &self->sb));
 	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
 	EXPECT_EQ(5, recv(self->b, NULL, 0, MSG_TRUNC));
 	/* the error queue: empty, with and without room for control data */
@@ -569,7 +538,7 @@ TEST_F(pair, errqueue_small_control_buffer)
 	struct msghdr m = { .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct pollfd p = { .fd = self->a, .events = 0 };
 
-	ASSERT_EQ(3, send_to(self->a, "abc", 3, &nobody));
+	ASSERT_EQ(3, spray_sendto(self->a, "abc", 3, &nobody));
 	ASSERT_EQ(1, poll(&p, 1, TIMEOUT_MS));
 	ASSERT_TRUE(p.revents & POLLERR);
 	/* no room for the extended error: truncated, flagged, not a crash */
@@ -741,17 +710,17 @@ TEST(directed_broadcast_refused)
 	struct sockaddr_spray uc = spray_sa4("10.11.0.7", 7000);
 	int fd;
 
-	ASSERT_EQ(0, enter_new_netns(0));
+	ASSERT_EQ(0, spray_enter_netns(0));
 	if (system("ip link add d0 type dummy 2>/dev/null && "
 		   "ip addr add 10.11.0.1/24 dev d0 && ip link set d0 up"))
 		SKIP(return, "no dummy interface");
 	fd = socket(AF_SPRAY, SOCK_DGRAM, 0);
 	ASSERT_LE(0, fd);
 	errno = 0;
-	EXPECT_EQ(-1, send_to(fd, "x", 1, &bc));
+	EXPECT_EQ(-1, spray_sendto(fd, "x", 1, &bc));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("%s", strerror(errno));
 	/* a unicast address of the same subnet is fine */
-	EXPECT_EQ(1, send_to(fd, "x", 1, &uc)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(1, spray_sendto(fd, "x", 1, &uc)) TH_LOG("%s", strerror(errno));
 	close(fd);
 }
 
@@ -954,7 +923,7 @@ TEST_F_TIMEOUT(pair, netns_dies_with_traffic, 120)
 			struct traffic t1, t2;
 			pthread_t th[4];
 
-			if (enter_new_netns(i & 1 ? 1500 : 0))
+			if (spray_enter_netns(i & 1 ? 1500 : 0))
 				_exit(10);
 			t1.tx = bound_sock(&t2.to);
 			t1.rx = t1.tx;
@@ -1008,7 +977,7 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 	pid_t rx;
 	char c;
 
-	ASSERT_EQ(0, enter_new_netns(0));
+	ASSERT_EQ(0, spray_enter_netns(0));
 	/* short retry budget, so that failure is quick */
 	ASSERT_EQ(0, sh(SPRAYCTL " set retry-limit 4 rto-max-us 20000"));
 	ASSERT_EQ(0, pipe(pfd));
@@ -1018,7 +987,7 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 		int fd;
 
 		close(pfd[0]);
-		if (enter_new_netns(0))
+		if (spray_enter_netns(0))
 			_exit(1);
 		if (write(pfd[1], "n", 1) != 1)
 			_exit(1);
@@ -1051,7 +1020,7 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 	ASSERT_EQ(0, spray_bind(tx, &me));
 	/* some messages arrive */
 	for (sent = 0; sent < 20; sent++)
-		ASSERT_EQ((ssize_t)sizeof(buf), send_to(tx, buf, sizeof(buf), &peer))
+		ASSERT_EQ((ssize_t)sizeof(buf), spray_sendto(tx, buf, sizeof(buf), &peer))
 			TH_LOG("%s", strerror(errno));
 	while (got < 5 && read(pfd[0], &c, 1) == 1)
 		got++;
@@ -1059,7 +1028,7 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 	kill(rx, SIGKILL);
 	waitpid(rx, NULL, 0);
 	for (; sent < 60; sent++)
-		if (send_to(tx, buf, sizeof(buf), &peer) < 0)
+		if (spray_sendto(tx, buf, sizeof(buf), &peer) < 0)
 			break;
 	/* every message not delivered fails, within the retry budget */
 	t0 = now_s();
@@ -1100,7 +1069,7 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 	/* the address is gone: a new message cannot even be routed */
 	peer = spray_sa4("10.9.0.3", 1);
 	errno = 0;
-	EXPECT_EQ(-1, send_to(tx, buf, 100, &peer));
+	EXPECT_EQ(-1, spray_sendto(tx, buf, 100, &peer));
 	EXPECT_EQ(ENETUNREACH, errno) TH_LOG("%s", strerror(errno));
 	close(tx);
 }
@@ -1149,7 +1118,7 @@ TEST_F_TIMEOUT(pair, receiver_never_reads_tiny_rcvbuf, 180)
 	ssize_t n;
 
 	/* MTU 1500: a message is many packets, as on a real link */
-	ASSERT_EQ(0, enter_new_netns(1500));
+	ASSERT_EQ(0, spray_enter_netns(1500));
 	/* a short retry budget: being refused must not use it up */
 	ASSERT_EQ(0, sh(SPRAYCTL " set retry-limit 3 rto-max-us 20000"));
 	a = bound_sock(&sa);

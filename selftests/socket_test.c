@@ -341,25 +341,6 @@ TEST_F(sock, cc_mode_option)
 	EXPECT_EQ(EINVAL, errno);
 }
 
-/* Bring up loopback in a fresh network namespace. */
-static int enter_new_netns(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int fd, ret;
-
-	if (unshare(CLONE_NEWNET))
-		return -1;
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0)
-		return -1;
-	ret = ioctl(fd, SIOCGIFFLAGS, &ifr);
-	ifr.ifr_flags |= IFF_UP;
-	if (!ret)
-		ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
-	close(fd);
-	return ret;
-}
-
 /* Each namespace has its own spray port space. */
 TEST_F(sock, netns_own_port_space)
 {
@@ -373,7 +354,7 @@ TEST_F(sock, netns_own_port_space)
 	if (!pid) {
 		int fd, fd2;
 
-		if (enter_new_netns())
+		if (spray_enter_netns(0))
 			_exit(10);
 		fd = socket(AF_SPRAY, SOCK_DGRAM, 0);
 		if (fd < 0)

@@ -77,12 +77,6 @@ FIXTURE_TEARDOWN(pair)
 	close(self->b);
 }
 
-static ssize_t send_to(int fd, const void *buf, size_t len,
-		       const struct sockaddr_spray *to)
-{
-	return sendto(fd, buf, len, 0, (const struct sockaddr *)to, sizeof(*to));
-}
-
 TEST_F_TIMEOUT(pair, sizes_round_trip, 120)
 {
 	size_t sizes[] = { 1, 2, 100, 1423, 1424, 1425, 4096, 65536, 100001,
@@ -97,7 +91,7 @@ TEST_F_TIMEOUT(pair, sizes_round_trip, 120)
 	ASSERT_NE(NULL, rx);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		fill(tx, sizes[i], i);
-		n = send_to(self->a, tx, sizes[i], &self->sb);
+		n = spray_sendto(self->a, tx, sizes[i], &self->sb);
 		ASSERT_EQ((ssize_t)sizes[i], n) TH_LOG("send %zu: %s", sizes[i],
 							strerror(errno));
 		ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS))
@@ -121,8 +115,8 @@ TEST_F(pair, both_directions_many)
 
 	for (i = 0; i < 200; i++) {
 		fill(buf, sizeof(buf), i);
-		ASSERT_EQ(1000 + i * 10, send_to(self->a, buf, 1000 + i * 10, &self->sb));
-		ASSERT_EQ(1000 + i * 10, send_to(self->b, buf, 1000 + i * 10, &self->sa));
+		ASSERT_EQ(1000 + i * 10, spray_sendto(self->a, buf, 1000 + i * 10, &self->sb));
+		ASSERT_EQ(1000 + i * 10, spray_sendto(self->b, buf, 1000 + i * 10, &self->sa));
 	}
 	for (i = 0; i < 200; i++) {
 		ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
@@ -140,8 +134,8 @@ TEST_F(pair, truncation_like_udp)
 	int n;
 
 	fill(buf, sizeof(buf), 7);
-	ASSERT_EQ(5000, send_to(self->a, buf, 5000, &self->sb));
-	ASSERT_EQ(5000, send_to(self->a, buf, 5000, &self->sb));
+	ASSERT_EQ(5000, spray_sendto(self->a, buf, 5000, &self->sb));
+	ASSERT_EQ(5000, spray_sendto(self->a, buf, 5000, &self->sb));
 	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
 	/* MSG_PEEK leaves it queued; MSG_TRUNC returns the real length. */
 	n = recv(self->b, got, sizeof(got), MSG_PEEK | MSG_TRUNC);
@@ -164,7 +158,7 @@ TEST_F(pair, recvmsg_flags_truncated)
 	struct iovec iov = { .iov_base = got, .iov_len = sizeof(got) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	ASSERT_EQ(5, send_to(self->a, buf, 5, &self->sb));
+	ASSERT_EQ(5, spray_sendto(self->a, buf, 5, &self->sb));
 	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
 	EXPECT_EQ(2, recvmsg(self->b, &m, 0));
 	EXPECT_TRUE(m.msg_flags & MSG_TRUNC);
@@ -291,26 +285,26 @@ TEST_F(pair, sendmsg_bad_input)
 	EXPECT_EQ(-1, send(self->a, buf, 1, 0));
 	EXPECT_EQ(EDESTADDRREQ, errno);
 	errno = 0;
-	EXPECT_EQ(-1, send_to(self->a, buf, 0, &to));
+	EXPECT_EQ(-1, spray_sendto(self->a, buf, 0, &to));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("empty message");
 	errno = 0;
-	EXPECT_EQ(-1, send_to(self->a, big, sizeof(big), &to));
+	EXPECT_EQ(-1, spray_sendto(self->a, big, sizeof(big), &to));
 	EXPECT_EQ(EMSGSIZE, errno);
 	errno = 0;
 	EXPECT_EQ(-1, sendto(self->a, buf, 1, 0, (struct sockaddr *)&to, 8));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("short address");
 	to.sspray_family = AF_INET;
 	errno = 0;
-	EXPECT_EQ(-1, send_to(self->a, buf, 1, &to));
+	EXPECT_EQ(-1, spray_sendto(self->a, buf, 1, &to));
 	EXPECT_EQ(EAFNOSUPPORT, errno);
 	to = self->sb;
 	to.sspray_port = 0;
 	errno = 0;
-	EXPECT_EQ(-1, send_to(self->a, buf, 1, &to));
+	EXPECT_EQ(-1, spray_sendto(self->a, buf, 1, &to));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("port 0");
 	to = spray_sa4("0.0.0.0", 5);
 	errno = 0;
-	EXPECT_EQ(-1, send_to(self->a, buf, 1, &to));
+	EXPECT_EQ(-1, spray_sendto(self->a, buf, 1, &to));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("wildcard destination");
 	to = self->sb;
 	errno = 0;
@@ -347,7 +341,7 @@ TEST(unbound_sender_autobinds)
 
 	ASSERT_EQ(0, spray_bind(b, &sb));
 	ASSERT_EQ(0, getsockname(b, (struct sockaddr *)&sb, &len));
-	ASSERT_EQ(3, send_to(a, "abc", 3, &sb));
+	ASSERT_EQ(3, spray_sendto(a, "abc", 3, &sb));
 	len = sizeof(name);
 	ASSERT_EQ(0, getsockname(a, (struct sockaddr *)&name, &len));
 	EXPECT_NE(0, name.sspray_port);
@@ -366,7 +360,7 @@ TEST_F(pair, family_mismatch)
 
 	/* A socket bound to one family cannot hear replies from the other. */
 	errno = 0;
-	EXPECT_EQ(-1, send_to(self->a, "x", 1, &other));
+	EXPECT_EQ(-1, spray_sendto(self->a, "x", 1, &other));
 	EXPECT_EQ(EAFNOSUPPORT, errno);
 }
 
@@ -386,8 +380,8 @@ TEST(v6_wildcard_talks_to_both)
 	ASSERT_EQ(0, spray_bind(b6, &t6));
 	ASSERT_EQ(0, getsockname(b4, (struct sockaddr *)&t4, &len));
 	ASSERT_EQ(0, getsockname(b6, (struct sockaddr *)&t6, &len));
-	ASSERT_EQ(2, send_to(a, "v4", 2, &t4));
-	ASSERT_EQ(2, send_to(a, "v6", 2, &t6));
+	ASSERT_EQ(2, spray_sendto(a, "v4", 2, &t4));
+	ASSERT_EQ(2, spray_sendto(a, "v6", 2, &t6));
 	ASSERT_TRUE(wait_readable(b4, TIMEOUT_MS));
 	EXPECT_EQ(2, recv(b4, buf, sizeof(buf), 0));
 	ASSERT_TRUE(wait_readable(b6, TIMEOUT_MS));
