@@ -166,12 +166,15 @@ void spray_nscc_on_ack(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
  *
  * A RACK or NACK loss costs one mtu (losses on a sprayed fabric are often a
  * failed path, handled by path.c, not congestion); an RTO halves the window
- * at most once per RTO event.
+ * at most once per RTO event. A packet the receiver refused (no buffer) is
+ * flow control, not congestion: the window stays.
  */
 void spray_nscc_on_loss(struct spray_nscc *cc, const struct spray_cc_cfg *cfg,
 			enum spray_loss_why why, u64 now_ns)
 {
 	if (cfg->mode != SPRAY_CC_SENDER && cfg->mode != SPRAY_CC_BOTH)
+		return;
+	if (why == SPRAY_LOSS_REFUSED)
 		return;
 	if (why == SPRAY_LOSS_RTO) {
 		if (cc->last_md_ns != now_ns) {
@@ -203,6 +206,8 @@ void spray_nscc_on_spurious(struct spray_nscc *cc,
 			    enum spray_loss_why why)
 {
 	if (cfg->mode != SPRAY_CC_SENDER && cfg->mode != SPRAY_CC_BOTH)
+		return;
+	if (why == SPRAY_LOSS_REFUSED)
 		return;
 	if (why == SPRAY_LOSS_RTO && cc->undo_cwnd) {
 		cc->cwnd = max(cc->cwnd, cc->undo_cwnd);

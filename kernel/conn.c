@@ -421,6 +421,7 @@ static u32 spray_conn_grant(struct spray_conn *c)
 {
 	struct spray_cc_cfg cfg = c->cc;
 	struct sock *sk = &c->ss->sk;
+	u32 rcvd = c->rx.above;
 	struct spray_rmsg *rm;
 	s64 free_b;
 
@@ -437,9 +438,15 @@ static u32 spray_conn_grant(struct spray_conn *c)
 	 */
 	list_for_each_entry(rm, &c->rmsgs, node)
 		free_b += rm->len - rm->got + cfg.mtu - 1;
+	/*
+	 * psns refused for lack of room are holes that come back only when
+	 * there is room: counted as received, or they would use up the
+	 * credit that lets the sender finish a message already admitted.
+	 */
+	if (spray_psn_after(c->rx_refused_top, c->rx.cum + rcvd))
+		rcvd = c->rx_refused_top - c->rx.cum;
 	return spray_rcc_grant_rcvd(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
-				    c->rx.above,
-				    (u32)clamp_t(s64, free_b, 0, U32_MAX));
+				    rcvd, (u32)clamp_t(s64, free_b, 0, U32_MAX));
 }
 
 static void spray_queue_ack(struct spray_conn *c, u64 now,
@@ -576,10 +583,13 @@ static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 {
 	struct spray_conn *c = ctx;
 	u64 now = ktime_get_ns();
+	bool was_down;
 
-	bool was_down = rec->ev < c->path.cfg.n &&
-			c->evs[rec->ev].state == SPRAY_EV_DOWN;
-
+	/* refused by the receiver: its path and the network are fine */
+	if (why == SPRAY_LOSS_REFUSED)
+		return;
+	was_down = rec->ev < c->path.cfg.n &&
+		   c->evs[rec->ev].state == SPRAY_EV_DOWN;
 	spray_path_on_loss(&c->path, rec->ev, now);
 	if (!was_down && rec->ev < c->path.cfg.n &&
 	    c->evs[rec->ev].state == SPRAY_EV_DOWN)
@@ -600,6 +610,8 @@ static void spray_tx_spurious(void *ctx, u32 psn,
 {
 	struct spray_conn *c = ctx;
 
+	if (rec->why == SPRAY_LOSS_REFUSED)
+		return;
 	spray_nscc_on_spurious(&c->nscc, &c->cc, rec->why);
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_SPURIOUS_LOSS);
 }
@@ -917,6 +929,7 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid)
 	c->peer_cid = cid;
 	c->peer_last_ts = 0;
 	c->rx_next_id = 0;
+	c->rx_refused_top = cid;
 }
 
 static void spray_data_ready(struct spray_sock *ss)
@@ -1134,6 +1147,8 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 		 * No memory or buffer: not received. Tell the sender it was
 		 * refused, not lost: it resends without spending retries.
 		 */
+		if (spray_psn_after(p->psn + 1, c->rx_refused_top))
+			c->rx_refused_top = p->psn + 1;
 		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_NO_BUF, q);
 		return;
 	}
@@ -1178,19 +1193,6 @@ static void spray_rcv_nack(struct spray_conn *c, const struct spray_pkt *p,
 	ret = spray_txwin_on_nack(&c->tw, p->nack.psn, p->nack.count,
 				  p->nack.reason, p->nack.cum_psn,
 				  p->nack.grant_psn, now, &spray_tx_ops, c);
-	if (p->nack.reason == SPRAY_NACK_NO_BUF ||
-	    p->nack.reason == SPRAY_NACK_WINDOW) {
-		u32 i, psn = p->nack.psn;
-
-		/* refused, not lost: flow control must not exhaust retries */
-		for (i = 0; i < p->nack.count; i++, psn++) {
-			struct spray_txrec *rec = spray_txwin_rec(&c->tw, psn);
-
-			if (rec)
-				rec->retx = 0;
-		}
-		return;
-	}
 	if (ret != -ECONNRESET)
 		return;
 	/*

@@ -96,6 +96,7 @@ struct spray_tmsg {
  * @peer_last_ts: newest sender timestamp seen in it
  * @rx_last_ns: when we last accepted a DATA packet
  * @rx_mtu: largest DATA payload received (receiver credit counts in it)
+ * @rx_refused_top: one past the highest psn refused for lack of buffer
  * @rx: the receive window
  * @rcc: receiver credit state
  * @rx_next_id: next message to deliver when the socket is ordered
@@ -135,6 +136,7 @@ struct spray_conn {
 	u64			peer_last_ts;
 	u64			rx_last_ns;
 	u32			rx_mtu;
+	u32			rx_refused_top;
 	struct spray_rxwin	rx;
 	struct spray_rcc_conn	rcc;
 	u32			rx_next_id;

@@ -117,7 +117,7 @@ u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
 {
 	struct spray_txrec *rec = &tw->ring[tw->nxt & tw->mask];
 
-	if (!tw->inflight && !tw->lost)
+	if (!tw->inflight && !tw->lost && !tw->refused)
 		tw->rto_start_ns = now_ns;
 	rec->sent_ns = now_ns;
 	rec->msg_id = msg_id;
@@ -168,7 +168,7 @@ void spray_txwin_sent_retx(struct spray_txwin *tw, u32 psn, u16 ev,
 
 	if (!rec || rec->state != SPRAY_TXREC_LOST)
 		return;
-	if (!tw->inflight && !tw->lost)
+	if (!tw->inflight && !tw->lost && !tw->refused)
 		tw->rto_start_ns = now_ns;
 	rec->state = SPRAY_TXREC_INFLIGHT;
 	rec->sent_ns = now_ns;
@@ -230,6 +230,8 @@ static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
 {
 	if (rec->state == SPRAY_TXREC_INFLIGHT) {
 		tw->inflight--;
+	} else if (rec->state == SPRAY_TXREC_REFUSED) {
+		tw->refused--;
 	} else if (rec->state == SPRAY_TXREC_LOST) {
 		tw->lost--;
 		tw->spurious++;
@@ -286,7 +288,12 @@ static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
 			  struct spray_txrec *rec, enum spray_loss_why why,
 			  const struct spray_txwin_ops *ops, void *ctx)
 {
-	tw->inflight--;
+	if (rec->state == SPRAY_TXREC_REFUSED) {
+		tw->refused--;
+		why = SPRAY_LOSS_REFUSED;
+	} else {
+		tw->inflight--;
+	}
 	if (rec->retx >= tw->cfg.max_retx) {
 		rec->state = SPRAY_TXREC_FAILED;
 		tw->failed = true;
@@ -301,7 +308,7 @@ static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
 		tw->lost_rack++;
 	else if (why == SPRAY_LOSS_NACK)
 		tw->lost_nack++;
-	else
+	else if (why == SPRAY_LOSS_RTO)
 		tw->lost_rto++;
 	if (ops && ops->lost)
 		ops->lost(ctx, psn, rec, why);
@@ -349,6 +356,26 @@ static void txw_reo_decay(struct spray_txwin *tw, u32 pkts)
 	}
 }
 
+/*
+ * The receiver made room (its grant moved): what it refused goes again now,
+ * not at the next RTO. Not what was resent less than half an srtt ago: the
+ * refusal may have been of an earlier transmission.
+ */
+static void txw_release_refused(struct spray_txwin *tw, u64 now_ns,
+				const struct spray_txwin_ops *ops, void *ctx)
+{
+	u64 guard = tw->srtt_ns / 2;
+	struct spray_txrec *rec;
+	u32 psn;
+
+	for (psn = tw->una; psn != tw->nxt && tw->refused; psn++) {
+		rec = &tw->ring[psn & tw->mask];
+		if (rec->state == SPRAY_TXREC_REFUSED &&
+		    now_ns >= rec->sent_ns + guard)
+			txw_mark_lost(tw, psn, rec, SPRAY_LOSS_REFUSED, ops, ctx);
+	}
+}
+
 /**
  * spray_txwin_on_ack() - apply an ACK
  * @tw: send window
@@ -389,7 +416,8 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		if (rec->state == SPRAY_TXREC_SACKED) {
 			tw->sacked--;
 		} else if (rec->state == SPRAY_TXREC_INFLIGHT ||
-			   rec->state == SPRAY_TXREC_LOST) {
+			   rec->state == SPRAY_TXREC_LOST ||
+			   rec->state == SPRAY_TXREC_REFUSED) {
 			ce = false;
 			i = psn - ack->sack_base;
 			if (i < 64)
@@ -412,15 +440,19 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		psn = ack->sack_base + i;
 		rec = spray_txwin_rec(tw, psn);
 		if (!rec || (rec->state != SPRAY_TXREC_INFLIGHT &&
-			     rec->state != SPRAY_TXREC_LOST))
+			     rec->state != SPRAY_TXREC_LOST &&
+			     rec->state != SPRAY_TXREC_REFUSED))
 			continue;
 		txw_deliver(tw, psn, now_ns, rec, ack->ecn & (1ULL << i), true, ack,
 			    ops, ctx, sum);
 	}
 
 	if (spray_psn_after(ack->grant_psn, tw->grant) &&
-	    spray_psn_before_eq(ack->grant_psn, tw->una + SPRAY_TX_GRANT_MAX))
+	    spray_psn_before_eq(ack->grant_psn, tw->una + SPRAY_TX_GRANT_MAX)) {
 		tw->grant = ack->grant_psn;
+		if (tw->refused)
+			txw_release_refused(tw, now_ns, ops, ctx);
+	}
 
 	if (ack->ts_echo && ack->ts_echo <= now_ns &&
 	    now_ns - ack->ts_echo <= U32_MAX) {
@@ -512,7 +544,9 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 		  max_t(u64, tw->min_rtt_ns / 4, tw->cfg.reorder_min_ns);
 	for (psn = tw->una; psn != tw->nxt; psn++) {
 		rec = &tw->ring[psn & tw->mask];
-		/* sent after the newest delivered packet: no evidence yet */
+		/*
+		 * Sent after the newest delivered packet: no evidence yet.
+		 */
 		if (rec->state != SPRAY_TXREC_INFLIGHT ||
 		    rec->sent_ns > tw->rack_ns ||
 		    (rec->sent_ns == tw->rack_ns &&
@@ -543,14 +577,24 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
  * @ops: verdict callbacks (may be NULL)
  * @ctx: passed to @ops
  *
- * Applies @cum_psn and @grant_psn as an ACK would, then declares the named
- * INFLIGHT psns lost, except those (re)sent less than srtt + reorder window
- * ago (the receiver may have NACKed before reordering delivered them, as
- * RACK's rule) or, for WINDOW and NO_BUF, less than srtt ago (the receiver
- * needs time).
+ * Applies @cum_psn and @grant_psn as an ACK would. For LOSS, declares the
+ * named INFLIGHT psns lost, except those (re)sent less than srtt + reorder
+ * window ago (the receiver may have NACKed before reordering delivered
+ * them, as RACK's rule).
  *
- * Return: psns declared lost, -ECONNRESET for SPRAY_NACK_NO_CONN (the caller
- * starts a new incarnation), -EINVAL for a NACK of psns never sent.
+ * WINDOW and NO_BUF refuse the psns: they reached the receiver, which had
+ * no room. That says nothing against their paths nor of congestion, and
+ * it must not spend the retry budget (a receiver that stops reading for a
+ * while is no failure): the INFLIGHT psns become REFUSED and their retry
+ * count starts again. Not in flight, they leave room in cwnd for what the
+ * receiver does take (the rest of a message it admitted); they wait until
+ * its grant moves (it made room) or the RTO fires, as an RNR NAK waits for
+ * its timer: a receiver that does not read costs a few packets per RTO,
+ * not a stream of refusals.
+ *
+ * Return: psns declared lost (0 for a refusal), -ECONNRESET for
+ * SPRAY_NACK_NO_CONN (the caller starts a new incarnation), -EINVAL for a
+ * NACK of psns never sent.
  */
 int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 			u8 reason, u32 cum_psn, u32 grant_psn, u64 now_ns,
@@ -573,6 +617,37 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 		tw->bad_acks++;
 		return -EINVAL;
 	}
+	if (reason == SPRAY_NACK_NO_BUF || reason == SPRAY_NACK_WINDOW) {
+		if (spray_psn_after(cum_psn, tw->nxt)) {
+			tw->bad_acks++;
+			return -EINVAL;
+		}
+		/*
+		 * Marked before the ACK part runs, so that RACK leaves them;
+		 * the grant is taken without releasing them: the receiver
+		 * refused them with this very grant.
+		 */
+		for (; count; count--, psn++) {
+			rec = spray_txwin_rec(tw, psn);
+			if (!rec || (rec->state != SPRAY_TXREC_INFLIGHT &&
+				     rec->state != SPRAY_TXREC_LOST &&
+				     rec->state != SPRAY_TXREC_REFUSED))
+				continue;
+			rec->retx = 0;
+			tw->refusals++;
+			if (rec->state != SPRAY_TXREC_INFLIGHT)
+				continue;
+			rec->state = SPRAY_TXREC_REFUSED;
+			tw->inflight--;
+			tw->refused++;
+		}
+		ack.grant_psn = tw->grant;
+		err = spray_txwin_on_ack(tw, &ack, now_ns, ops, ctx, &sum);
+		if (!err && spray_psn_after(grant_psn, tw->grant) &&
+		    spray_psn_before_eq(grant_psn, tw->una + SPRAY_TX_GRANT_MAX))
+			tw->grant = grant_psn;
+		return err;
+	}
 	err = spray_txwin_on_ack(tw, &ack, now_ns, ops, ctx, &sum);
 	if (err)
 		return err;
@@ -581,8 +656,7 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 	 * A NACK is evidence as RACK's is when overtaken on other EVs: the
 	 * receiver sees a hole, not which path the packet took.
 	 */
-	guard = reason == SPRAY_NACK_LOSS ? txw_loss_wait_cross(tw) :
-					      tw->srtt_ns;
+	guard = txw_loss_wait_cross(tw);
 	for (; count; count--, psn++) {
 		rec = spray_txwin_rec(tw, psn);
 		if (!rec || rec->state != SPRAY_TXREC_INFLIGHT ||
@@ -611,7 +685,7 @@ static u64 txw_rto_cur(const struct spray_txwin *tw)
  */
 u64 spray_txwin_rto_deadline(const struct spray_txwin *tw)
 {
-	if (!tw->inflight && !tw->lost)
+	if (!tw->inflight && !tw->lost && !tw->refused)
 		return 0;
 	return tw->rto_start_ns + txw_rto_cur(tw);
 }
@@ -623,8 +697,9 @@ u64 spray_txwin_rto_deadline(const struct spray_txwin *tw)
  * @ops: verdict callbacks (may be NULL)
  * @ctx: passed to @ops
  *
- * If the deadline passed: the oldest INFLIGHT psns sent at least one RTO
- * ago (at most SPRAY_TX_RTO_BURST of them) are declared lost, the backoff
+ * If the deadline passed: the INFLIGHT or REFUSED psns sent at least one RTO
+ * ago and least recently (at most SPRAY_TX_RTO_BURST of them) are declared
+ * lost, the backoff
  * doubles the next period (up to cfg.rto_max_ns, never below rto) and the
  * timer restarts.
  * As a tail loss probe, a few packets suffice: their ACKs let RACK find
@@ -638,24 +713,43 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 {
 	u64 deadline = spray_txwin_rto_deadline(tw);
 	u64 cur = txw_rto_cur(tw);
+	u64 age = max_t(u64, cur, txw_rtt_max2(tw));
+	u32 pick[SPRAY_TX_RTO_BURST];
 	struct spray_txrec *rec;
-	u32 psn, n = 0;
+	u32 psn, i, n = 0;
 
 	if (!deadline || now_ns < deadline)
 		return 0;
 	tw->rtos++;
-	for (psn = tw->una; psn != tw->nxt && !tw->failed &&
-	     n < SPRAY_TX_RTO_BURST; psn++) {
+	/*
+	 * The least recently sent first (lowest psn among equals): records
+	 * the receiver keeps refusing come round in turn, where the lowest
+	 * psns would be the only ones ever resent.
+	 */
+	for (psn = tw->una; psn != tw->nxt; psn++) {
 		rec = &tw->ring[psn & tw->mask];
 		/* nor what the slowest path may still be carrying */
-		if (rec->state != SPRAY_TXREC_INFLIGHT ||
-		    now_ns - rec->sent_ns < max_t(u64, cur, txw_rtt_max2(tw)))
+		if ((rec->state != SPRAY_TXREC_INFLIGHT &&
+		     rec->state != SPRAY_TXREC_REFUSED) ||
+		    now_ns - rec->sent_ns < age)
 			continue;
-		txw_mark_lost(tw, psn, rec, SPRAY_LOSS_RTO, ops, ctx);
-		n++;
+		if (n < SPRAY_TX_RTO_BURST)
+			i = n++;
+		else if (rec->sent_ns < tw->ring[pick[n - 1] & tw->mask].sent_ns)
+			i = n - 1;
+		else
+			continue;
+		/* keep pick[] sorted by send time */
+		for (; i && rec->sent_ns < tw->ring[pick[i - 1] & tw->mask].sent_ns;
+		     i--)
+			pick[i] = pick[i - 1];
+		pick[i] = psn;
 	}
+	for (i = 0; i < n && !tw->failed; i++)
+		txw_mark_lost(tw, pick[i], &tw->ring[pick[i] & tw->mask],
+			      SPRAY_LOSS_RTO, ops, ctx);
 	if (tw->backoff < 16)
 		tw->backoff++;
 	tw->rto_start_ns = now_ns;
-	return n;
+	return i;
 }

@@ -26,6 +26,7 @@ enum spray_txrec_state {
 	SPRAY_TXREC_SACKED,		/* selectively acked, above cum */
 	SPRAY_TXREC_LOST,		/* declared lost, awaits retransmit */
 	SPRAY_TXREC_FAILED,		/* retry limit reached */
+	SPRAY_TXREC_REFUSED,		/* refused by the receiver, waits */
 };
 
 /* why a psn was declared lost (the @why of spray_txwin_ops.lost) */
@@ -33,6 +34,7 @@ enum spray_loss_why {
 	SPRAY_LOSS_RACK = 1,	/* a packet sent later was acked, reorder window passed */
 	SPRAY_LOSS_NACK,	/* the receiver NACKed it */
 	SPRAY_LOSS_RTO,		/* retransmission timeout */
+	SPRAY_LOSS_REFUSED,	/* the receiver refused it (no buffer or window) */
 };
 
 /**
@@ -130,6 +132,7 @@ struct spray_txack_sum {
  * @inflight: records INFLIGHT.
  * @lost: records LOST (awaiting retransmission).
  * @sacked: records SACKED.
+ * @refused: records REFUSED (the receiver had no room; not in flight).
  * @rack_ns: latest sent_ns among delivered psns (RACK).
  * @rack_psn: the psn that set it; among psns sent at the same time (one
  *	burst) the lower ones went first.
@@ -148,6 +151,7 @@ struct spray_txack_sum {
  * @lost_rack: losses by RACK.
  * @lost_nack: losses by NACK.
  * @lost_rto: losses by RTO.
+ * @refusals: psns named by NO_BUF and WINDOW NACKs.
  * @rtos: RTO expiries.
  * @bad_acks: ACKs acknowledging psns never sent.
  */
@@ -161,6 +165,7 @@ struct spray_txwin {
 	u32	inflight;
 	u32	lost;
 	u32	sacked;
+	u32	refused;
 	u64	rack_ns;
 	u32	rack_psn;
 	u32	srtt_ns;
@@ -182,6 +187,7 @@ struct spray_txwin {
 	u64	lost_rack;
 	u64	lost_nack;
 	u64	lost_rto;
+	u64	refusals;
 	u64	rtos;
 	u64	bad_acks;
 };

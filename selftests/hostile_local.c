@@ -1085,6 +1085,23 @@ static void dump_state(void)
 		printf("# sprayctl failed\n");
 }
 
+/* a counter of the namespace (sprayctl stats), -1 if not found */
+static long stat_val(const char *name)
+{
+	char line[256], key[64];
+	long v, found = -1;
+	FILE *f;
+
+	f = popen(SPRAYCTL " -t stats", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", key, &v) == 2 && !strcmp(key, name))
+			found = v;
+	pclose(f);
+	return found;
+}
+
 /* rx-queue and tx-queue (bytes) of the socket bound to @port, by netlink */
 static int queues(int port, long *rxq, long *txq)
 {
@@ -1112,7 +1129,7 @@ TEST_F_TIMEOUT(pair, receiver_never_reads_tiny_rcvbuf, 180)
 	struct pollfd pout = { .events = POLLOUT };
 	uint32_t sent = 0, got = 0, seq, len, maxlen = 0;
 	unsigned char *seen;
-	long rxq, txq, max_rxq = 0, max_txq = 0;
+	long rxq, txq, max_rxq = 0, max_txq = 0, refused, lost;
 	socklen_t sl = sizeof(rcvbuf_got);
 	double t0;
 	ssize_t n;
@@ -1171,6 +1188,16 @@ TEST_F_TIMEOUT(pair, receiver_never_reads_tiny_rcvbuf, 180)
 	EXPECT_GE(rcvbuf_got + (long)maxlen + 65536, max_rxq)
 		TH_LOG("receive queue beyond SO_RCVBUF + one message");
 	EXPECT_GE(sndbuf + (long)maxlen, max_txq);
+	/*
+	 * Refused is not lost: a full receive buffer says nothing against
+	 * the paths nor of congestion (a tenth allows for a late timer).
+	 */
+	refused = stat_val("rcvbuf-full");
+	lost = stat_val("lost-pkts");
+	TH_LOG("refused %ld times, %ld declared lost, %ld paths down", refused,
+	       lost, stat_val("path-down"));
+	EXPECT_LT(0, refused);
+	EXPECT_GE(refused / 10, lost) TH_LOG("refusals taken for losses");
 	/* nothing failed meanwhile */
 	errno = 0;
 	EXPECT_EQ(-1, recv(a, buf, 1, MSG_ERRQUEUE | MSG_DONTWAIT));

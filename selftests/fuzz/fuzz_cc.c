@@ -95,13 +95,13 @@ static void on_ack(struct fz *f)
 
 static void on_loss(struct fz *f)
 {
-	u8 why = fz_u8(f) % 3 + SPRAY_LOSS_RACK;
+	u8 why = fz_u8(f) % 4 + SPRAY_LOSS_RACK;
 	struct spray_nscc before = cc;
 
 	spray_nscc_on_loss(&cc, &cfg, (enum spray_loss_why)why, now);
-	if (!sender_on()) {
+	if (!sender_on() || why == SPRAY_LOSS_REFUSED) {
 		FZ_CHECK(!memcmp(&before, &cc, sizeof(cc)),
-			 "window off, state changed");
+			 "window off or refusal, state changed");
 		return;
 	}
 	FZ_CHECK(cc.cwnd <= before.cwnd, "loss grew %u to %u", before.cwnd,

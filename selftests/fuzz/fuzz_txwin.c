@@ -104,7 +104,8 @@ static void on_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 		 rec->state);
 	FZ_CHECK(!(H.shadow[off(psn)] & S_ACKED), "acked psn %u declared lost",
 		 psn);
-	FZ_CHECK(why >= SPRAY_LOSS_RACK && why <= SPRAY_LOSS_RTO, "why %d", why);
+	FZ_CHECK(why >= SPRAY_LOSS_RACK && why <= SPRAY_LOSS_REFUSED, "why %d",
+		 why);
 }
 
 static void on_failed(void *ctx, u32 psn, const struct spray_txrec *rec)
@@ -131,7 +132,7 @@ static void call_begin(bool honest)
 static void check_tw(void)
 {
 	const struct spray_txwin *tw = &H.tw;
-	u32 psn, inflight = 0, lost = 0, sacked = 0, failed = 0;
+	u32 psn, inflight = 0, lost = 0, sacked = 0, failed = 0, refused = 0;
 	const struct spray_txrec *rec;
 
 	FZ_CHECK(tw->nxt - tw->una <= tw->mask + 1, "%u outstanding, ring %u",
@@ -162,6 +163,9 @@ static void check_tw(void)
 		case SPRAY_TXREC_FAILED:
 			failed++;
 			break;
+		case SPRAY_TXREC_REFUSED:
+			refused++;
+			break;
 		default:
 			FZ_CHECK(0, "psn %u in window with state %u", psn,
 				 rec->state);
@@ -178,6 +182,8 @@ static void check_tw(void)
 	FZ_CHECK(tw->lost == lost, "lost %u, records %u", tw->lost, lost);
 	FZ_CHECK(tw->sacked == sacked, "sacked %u, records %u", tw->sacked,
 		 sacked);
+	FZ_CHECK(tw->refused == refused, "refused %u, records %u", tw->refused,
+		 refused);
 	FZ_CHECK(!failed || tw->failed, "FAILED record, window not failed");
 	FZ_CHECK(tw->acked == H.nacked, "acked %llu, callbacks %llu",
 		 (unsigned long long)tw->acked, (unsigned long long)H.nacked);
@@ -190,9 +196,11 @@ static void check_tw(void)
 	FZ_CHECK(tw->reo_mult >= 1 && tw->reo_mult <= 64 &&
 		 !(tw->reo_mult & (tw->reo_mult - 1)), "reo_mult %u",
 		 tw->reo_mult);
-	FZ_CHECK(!!spray_txwin_rto_deadline(tw) == !!(tw->inflight || tw->lost),
-		 "RTO armed %d with %u in flight, %u lost",
-		 !!spray_txwin_rto_deadline(tw), tw->inflight, tw->lost);
+	FZ_CHECK(!!spray_txwin_rto_deadline(tw) ==
+		 !!(tw->inflight || tw->lost || tw->refused),
+		 "RTO armed %d with %u in flight, %u lost, %u refused",
+		 !!spray_txwin_rto_deadline(tw), tw->inflight, tw->lost,
+		 tw->refused);
 	if (tw->failed)
 		FZ_CHECK(!spray_txwin_room(tw, U32_MAX), "room after failure");
 }
@@ -307,10 +315,17 @@ static void apply_ack(const struct spray_ack *ack, bool honest)
 static void apply_nack(u32 psn, u16 count, u8 reason, u32 cum, u32 grant,
 		       bool honest)
 {
+	u8 was[SPRAY_NACK_MAX_COUNT] = {};
 	struct spray_txwin snap;
+	struct spray_txrec *rec;
 	int ret;
+	u32 i;
 
 	memcpy(&snap, &H.tw, sizeof(snap));
+	for (i = 0; i < count && i < SPRAY_NACK_MAX_COUNT; i++) {
+		rec = spray_txwin_rec(&H.tw, psn + i);
+		was[i] = rec ? rec->state : 0;
+	}
 	call_begin(honest);
 	ret = spray_txwin_on_nack(&H.tw, psn, count, reason, cum, grant, H.now,
 				  &ops, NULL);
@@ -326,6 +341,17 @@ static void apply_nack(u32 psn, u16 count, u8 reason, u32 cum, u32 grant,
 		return;
 	}
 	FZ_CHECK(ret <= count, "%d lost of %u named", ret, count);
+	/* refused psns wait for room: none lost at once, none failed */
+	if (reason == SPRAY_NACK_NO_BUF || reason == SPRAY_NACK_WINDOW) {
+		FZ_CHECK(!ret, "refusal declared %d lost", ret);
+		for (i = 0; i < count; i++) {
+			rec = spray_txwin_rec(&H.tw, psn + i);
+			FZ_CHECK(!rec || rec->state != SPRAY_TXREC_FAILED ||
+				 was[i] == SPRAY_TXREC_FAILED,
+				 "refused psn %u failed (was %u)", psn + i,
+				 was[i]);
+		}
+	}
 }
 
 /* the receiver's ACK, with a grant as receiver credit would set it */

@@ -8,7 +8,7 @@ static struct spray_txwin_cfg cfg;
 
 static struct {
 	u32 acked[256], nacked, ce;
-	u32 lost[256], nlost, why[4];
+	u32 lost[256], nlost, why[SPRAY_LOSS_REFUSED + 1];
 	u32 failed, failed_psn;
 } ev;
 
@@ -271,6 +271,110 @@ TEST(spray_txwin_on_nack__marks_lost_with_guard)
 				      17000, &ops, NULL), -ECONNRESET);
 	EXPECT_EQ(spray_txwin_on_nack(&tw, 7, 2, SPRAY_NACK_LOSS, 2, 500,
 				      17000, &ops, NULL), -EINVAL);
+}
+
+/* fire the RTO until @psn is declared lost (or the window failed) */
+static u64 rto_until_lost(u32 psn, u64 t)
+{
+	int k;
+
+	for (k = 0; k < 8 && !tw.failed &&
+	     spray_txwin_rec(&tw, psn)->state != SPRAY_TXREC_LOST &&
+	     spray_txwin_rec(&tw, psn)->state != SPRAY_TXREC_FAILED; k++) {
+		t = spray_txwin_rto_deadline(&tw);
+		spray_txwin_on_rto(&tw, t, &ops, NULL);
+	}
+	return t;
+}
+
+TEST(spray_txwin_on_nack__refusal_waits_for_room_and_spends_no_retry)
+{
+	struct spray_txack_sum s;
+	struct spray_ack a = {};
+	u32 i;
+	u64 t;
+
+	setup(0);
+	send_n(4, 1000);
+	EXPECT_EQ(ack(0, 0, 0, 0, 1000, 11000, &s), 0);	/* srtt 10 us */
+	/* psns 1 and 2 refused (no buffer): nothing declared lost */
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 1, 2, SPRAY_NACK_NO_BUF, 0, 1000,
+				      12000, &ops, NULL), 0);
+	EXPECT_EQ(ev.nlost, 0);
+	EXPECT_EQ(tw.refusals, 2);
+	/* not in flight: a window of 2 has room for what the receiver takes */
+	EXPECT_EQ(tw.inflight, 2);
+	EXPECT_EQ(tw.refused, 2);
+	EXPECT_EQ(spray_txwin_room(&tw, 4), 2);
+	/* psn 3 arrives: RACK finds psn 0 lost, not the refused ones */
+	EXPECT_EQ(ack(0, 0, 1ULL << 3, 0, 0, 500000, &s), 0);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_RACK], 1);
+	EXPECT_EQ(ev.lost[0], 0);
+	EXPECT_EQ(tw.inflight, 0);
+	EXPECT_EQ(tw.refused, 2);
+	/* an ACK with no more room releases nothing */
+	a.cum_psn = 0;
+	a.sack_base = 0;
+	a.grant_psn = 1000;
+	EXPECT_EQ(spray_txwin_on_ack(&tw, &a, 501000, &ops, NULL, &s), 0);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_REFUSED], 0);
+	/* the receiver read: its grant moves, the refused go again */
+	a.grant_psn = 1010;
+	EXPECT_EQ(spray_txwin_on_ack(&tw, &a, 502000, &ops, NULL, &s), 0);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_REFUSED], 2);
+	EXPECT_EQ(tw.lost, 3);
+	EXPECT_EQ(tw.refused, 0);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_RTO] + ev.why[SPRAY_LOSS_NACK], 0);
+
+	/*
+	 * A receiver that does not read refuses psn 1 again and again, far
+	 * more often than the retry limit (3): it waits, it does not fail.
+	 */
+	t = 600000;
+	for (i = 0; i < 3 * cfg.max_retx; i++) {
+		spray_txwin_sent_retx(&tw, 1, 2, t);
+		EXPECT_EQ(spray_txwin_on_nack(&tw, 1, 1, SPRAY_NACK_WINDOW, 0,
+					      1010, t + 10000, &ops, NULL), 0);
+		t = rto_until_lost(1, t);
+		EXPECT_EQ(spray_txwin_rec(&tw, 1)->state, SPRAY_TXREC_LOST);
+	}
+	EXPECT_EQ(ev.failed, 0);
+	EXPECT(!tw.failed);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_RTO], 0);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_REFUSED], 2 + 3 * cfg.max_retx);
+	/* while a lost one is lost for good after 3 retransmissions */
+	for (i = 0; i <= cfg.max_retx && !tw.failed; i++) {
+		spray_txwin_sent_retx(&tw, 0, 2, t);
+		t = rto_until_lost(0, t);
+	}
+	EXPECT_EQ(ev.failed, 1);
+	EXPECT_EQ(ev.failed_psn, 0);
+}
+
+TEST(spray_txwin_on_rto__refused_psns_come_round_in_turn)
+{
+	u64 t;
+	u32 i;
+
+	setup(0);
+	send_n(8, 1000);
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 0, 8, SPRAY_NACK_NO_BUF, 0, 1000,
+				      2000, &ops, NULL), 0);
+	EXPECT_EQ(tw.refused, 8);
+	t = spray_txwin_rto_deadline(&tw);
+	EXPECT_EQ(spray_txwin_on_rto(&tw, t, &ops, NULL), SPRAY_TX_RTO_BURST);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(ev.lost[i], i);
+		spray_txwin_sent_retx(&tw, i, 1, t);
+	}
+	/* refused again; the next expiry takes the four not resent yet */
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 0, 4, SPRAY_NACK_NO_BUF, 0, 1000,
+				      t + 1000, &ops, NULL), 0);
+	t = spray_txwin_rto_deadline(&tw);
+	EXPECT_EQ(spray_txwin_on_rto(&tw, t, &ops, NULL), SPRAY_TX_RTO_BURST);
+	for (i = 4; i < 8; i++)
+		EXPECT_EQ(ev.lost[i], i);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_REFUSED], 8);
 }
 
 TEST(spray_txwin_on_ack__duplicate_echo_widens_reorder_window)
