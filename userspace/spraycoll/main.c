@@ -642,9 +642,14 @@ static int run_rank(const struct sc_opts *o, int rank, int nranks,
 	if (t.ops->open(&t, addr, blob, &bloblen))
 		goto out;
 	blobs = xzalloc(nranks * SC_BLOB_MAX);
+	/*
+	 * The barrier after the data connections waits 2 s longer than they
+	 * may take: a rank that cannot connect says so (and to whom) before
+	 * rank 0 gives up on it with a vaguer message.
+	 */
 	if (boot_allgather(&b, blob, blobs, SC_BLOB_MAX) ||
 	    t.ops->connect(&t, blobs, now_s() + o->boot_timeout) ||
-	    barrier(&b, o->boot_timeout))
+	    barrier(&b, o->boot_timeout + 2))
 		goto out;
 
 	if (o->counters && cnt_open(&cn, &b, rank, nranks))

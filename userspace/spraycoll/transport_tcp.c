@@ -94,6 +94,12 @@ static int tcp_open(struct transport *t, const char *addr, void *blob,
 	getsockname(tp->lfd, (struct sockaddr *)&ss, &len);
 	memcpy(blob, &ss, len);
 	*bloblen = len;
+	/* before the others learn the address: none can connect early */
+	if (t->o->inject_noconnect_rank == t->rank) {
+		sc_info("fault injection: closing the data listener");
+		close(tp->lfd);
+		tp->lfd = -1;
+	}
 	return 0;
 }
 
@@ -105,11 +111,6 @@ static int tcp_connect(struct transport *t, const char *blobs,
 	char sa[80];
 	int i, fd, err, one = 1;
 
-	if (t->o->inject_noconnect_rank == t->rank) {
-		sc_info("fault injection: closing the data listener");
-		close(tp->lfd);
-		tp->lfd = -1;
-	}
 	/* connect to lower ranks; their backlog completes the handshake */
 	for (i = 0; i < t->rank; i++) {
 		const struct sockaddr_storage *ss =
@@ -149,6 +150,14 @@ static int tcp_connect(struct transport *t, const char *blobs,
 		double left = deadline - now_s();
 
 		if (tp->lfd < 0) {
+			/*
+			 * As a peer that never answers: the others try until
+			 * the deadline, as they would against a dead host,
+			 * and the launcher must not stop them sooner.
+			 */
+			while (deadline - now_s() > -1.0)
+				poll(NULL, 0, (int)((deadline - now_s() + 1.0) *
+						    1000) + 1);
 			sc_err("no data listener: cannot accept ranks above %d",
 			       t->rank);
 			return -1;
