@@ -43,14 +43,19 @@ else
 	rfail "load $SPRAY_KO"
 fi
 
+# Each test's duration (seconds) also goes to $OUT/times, a line per test.
+: >"$OUT/times"
 for t in "$@"; do
 	echo "# ---- $t"
+	start=$SECONDS
 	case $t in
 	*.sh) (cd "$here" && timeout $tmo bash "./$t") ;;
 	*) (cd "$here" && timeout $tmo "./$t") ;;
 	esac >"$OUT/$t.tap" 2>&1
 	rc=$?
 	cat "$OUT/$t.tap"
+	echo "# ---- $t took $((SECONDS - start)) s"
+	echo "$t $((SECONDS - start))" >>"$OUT/times"
 	if [ $rc -ne 0 ] && ! grep -q "^not ok" "$OUT/$t.tap"; then
 		rfail "$t exited with status $rc"
 	fi
