@@ -443,7 +443,9 @@ static u32 spray_conn_grant(struct spray_conn *c)
 	 * there is room: counted as received, or they would use up the
 	 * credit that lets the sender finish a message already admitted.
 	 */
-	if (spray_psn_after(c->rx_refused_top, c->rx.cum + rcvd))
+	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
+		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */
+	else if (spray_psn_after(c->rx_refused_top, c->rx.cum + rcvd))
 		rcvd = c->rx_refused_top - c->rx.cum;
 	return spray_rcc_grant_rcvd(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
 				    rcvd, (u32)clamp_t(s64, free_b, 0, U32_MAX));
