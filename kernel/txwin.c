@@ -356,6 +356,16 @@ static void txw_reo_decay(struct spray_txwin *tw, u32 pkts)
 	}
 }
 
+/* Take a grant that moves forward and is not bogus; true if it moved. */
+static bool txw_take_grant(struct spray_txwin *tw, u32 grant_psn)
+{
+	if (!spray_psn_after(grant_psn, tw->grant) ||
+	    spray_psn_after(grant_psn, tw->una + SPRAY_TX_GRANT_MAX))
+		return false;
+	tw->grant = grant_psn;
+	return true;
+}
+
 /*
  * The receiver made room (its grant moved): what it refused goes again now,
  * not at the next RTO. Not what was resent less than half an srtt ago: the
@@ -447,12 +457,8 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 			    ops, ctx, sum);
 	}
 
-	if (spray_psn_after(ack->grant_psn, tw->grant) &&
-	    spray_psn_before_eq(ack->grant_psn, tw->una + SPRAY_TX_GRANT_MAX)) {
-		tw->grant = ack->grant_psn;
-		if (tw->refused)
-			txw_release_refused(tw, now_ns, ops, ctx);
-	}
+	if (txw_take_grant(tw, ack->grant_psn) && tw->refused)
+		txw_release_refused(tw, now_ns, ops, ctx);
 
 	if (ack->ts_echo && ack->ts_echo <= now_ns &&
 	    now_ns - ack->ts_echo <= U32_MAX) {
@@ -544,9 +550,7 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 		  max_t(u64, tw->min_rtt_ns / 4, tw->cfg.reorder_min_ns);
 	for (psn = tw->una; psn != tw->nxt; psn++) {
 		rec = &tw->ring[psn & tw->mask];
-		/*
-		 * Sent after the newest delivered packet: no evidence yet.
-		 */
+		/* sent after the newest delivered packet: no evidence yet */
 		if (rec->state != SPRAY_TXREC_INFLIGHT ||
 		    rec->sent_ns > tw->rack_ns ||
 		    (rec->sent_ns == tw->rack_ns &&
@@ -643,9 +647,8 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 		}
 		ack.grant_psn = tw->grant;
 		err = spray_txwin_on_ack(tw, &ack, now_ns, ops, ctx, &sum);
-		if (!err && spray_psn_after(grant_psn, tw->grant) &&
-		    spray_psn_before_eq(grant_psn, tw->una + SPRAY_TX_GRANT_MAX))
-			tw->grant = grant_psn;
+		if (!err)
+			txw_take_grant(tw, grant_psn);
 		return err;
 	}
 	err = spray_txwin_on_ack(tw, &ack, now_ns, ops, ctx, &sum);
@@ -699,9 +702,8 @@ u64 spray_txwin_rto_deadline(const struct spray_txwin *tw)
  *
  * If the deadline passed: the INFLIGHT or REFUSED psns sent at least one RTO
  * ago and least recently (at most SPRAY_TX_RTO_BURST of them) are declared
- * lost, the backoff
- * doubles the next period (up to cfg.rto_max_ns, never below rto) and the
- * timer restarts.
+ * lost, the backoff doubles the next period (up to cfg.rto_max_ns, never
+ * below rto) and the timer restarts.
  * As a tail loss probe, a few packets suffice: their ACKs let RACK find
  * the rest, where marking everything would resend what merely waits in a
  * queue.
