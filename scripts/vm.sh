@@ -123,8 +123,8 @@ fi
 } >"$OUT/.vm-run"
 
 # A guest that dies before the command starts (seen: an int3 oops in the
-# boot's code patching under TCG, 1 boot in tens) is booted again (not one that timed out), twice at
-# most; once the command runs, whatever happens is its result.
+# boot's code patching under TCG, 1 boot in tens) is booted again, twice at
+# most, unless it timed out; once the command runs, its result stands.
 boot=1
 while :; do
 rm -f "$OUT/started"
