@@ -24,6 +24,9 @@ static const char * const spray_drop_names[__SPRAY_DROP_MAX] = {
 	[SPRAY_DROP_ADDR]	= "addr",
 	[SPRAY_DROP_LIMIT]	= "limit",
 	[SPRAY_DROP_FRAG]	= "frag",
+	[SPRAY_DROP_MSG_SIZE]	= "msg-size",
+	[SPRAY_DROP_CLOSED]	= "closed",
+	[SPRAY_DROP_RATELIMIT]	= "nack-ratelimit",
 };
 
 /**

@@ -35,6 +35,14 @@
  *	socket's (SPRAY_MAX_CONNS) or the namespace's (SPRAY_MAX_NET_CONNS).
  * @SPRAY_DROP_FRAG: a fragment that overlaps, repeats or is misaligned
  *	with the fragments of its message already received.
+ * @SPRAY_DROP_MSG_SIZE: a fragment of a message longer than the
+ *	namespace's max-msg: acknowledged, payload discarded, the sender told
+ *	(NACK SPRAY_NACK_MSG_SIZE).
+ * @SPRAY_DROP_CLOSED: DATA for a socket that is closed and only finishes
+ *	sending (lingering): answered with NACK SPRAY_NACK_NO_CONN.
+ * @SPRAY_DROP_RATELIMIT: a NACK that would have answered the packet was not
+ *	sent, the source's NACK rate was used up (the packet itself was
+ *	counted under its own reason too).
  */
 enum spray_drop_reason {
 	SPRAY_DROP_NONE,
@@ -52,6 +60,9 @@ enum spray_drop_reason {
 	SPRAY_DROP_ADDR,
 	SPRAY_DROP_LIMIT,
 	SPRAY_DROP_FRAG,
+	SPRAY_DROP_MSG_SIZE,
+	SPRAY_DROP_CLOSED,
+	SPRAY_DROP_RATELIMIT,
 	__SPRAY_DROP_MAX,
 };
 

@@ -83,7 +83,9 @@ struct spray_txrec *spray_txwin_rec(struct spray_txwin *tw, u32 psn)
  *
  * Sending is bounded by the congestion window (packets in flight), the
  * receiver's grant and the ring. Retransmissions need only cwnd room:
- * cwnd_pkts - inflight.
+ * cwnd_pkts - inflight. REFUSED psns are not in flight: what to send
+ * while the receiver refuses is the caller's choice (conn.c sends only
+ * the rest of messages the receiver admitted).
  *
  * Return: number of new psns allowed.
  */
@@ -98,6 +100,8 @@ u32 spray_txwin_room(const struct spray_txwin *tw, u32 cwnd_pkts)
 		  cwnd_pkts - tw->inflight - tw->lost : 0;
 	if (spray_psn_after(tw->grant, tw->nxt))
 		grant_room = tw->grant - tw->nxt;
+	else if (tw->probe_ok)
+		grant_room = 1;
 	return spray_min3_u32(cw_room, grant_room, ring_room);
 }
 
@@ -129,6 +133,7 @@ u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
 	rec->why = 0;
 	tw->inflight++;
 	tw->sent++;
+	tw->probe_ok = false;
 	return tw->nxt++;
 }
 
@@ -596,9 +601,20 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
  * its timer: a receiver that does not read costs a few packets per RTO,
  * not a stream of refusals.
  *
+ * MSG_SIZE says the receiver does not take the psn's message at all (it
+ * is longer than the receiver's maximum); the receiver acknowledges its
+ * psns without keeping them. Applied as an ACK; the caller fails the
+ * message of @psn and sends no more of it.
+ *
+ * RESUME says the receiver has room again (it read, or admitted the
+ * message the refused psns belong to): every REFUSED psn goes again at
+ * once (LOST with why REFUSED), without waiting for its grant to move or
+ * the RTO. Applied as an ACK first.
+ *
  * Return: psns declared lost (0 for a refusal), -ECONNRESET for
- * SPRAY_NACK_NO_CONN (the caller starts a new incarnation), -EINVAL for a
- * NACK of psns never sent.
+ * SPRAY_NACK_NO_CONN (the caller starts a new incarnation), -EMSGSIZE for
+ * SPRAY_NACK_MSG_SIZE (after the ACK part), -EINVAL for a NACK of psns
+ * never sent.
  */
 int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 			u8 reason, u32 cum_psn, u32 grant_psn, u64 now_ns,
@@ -637,7 +653,8 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 				     rec->state != SPRAY_TXREC_LOST &&
 				     rec->state != SPRAY_TXREC_REFUSED))
 				continue;
-			rec->retx = 0;
+			if (!tw->refusal_costs)
+				rec->retx = 0;
 			tw->refusals++;
 			if (rec->state != SPRAY_TXREC_INFLIGHT)
 				continue;
@@ -654,6 +671,18 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 	err = spray_txwin_on_ack(tw, &ack, now_ns, ops, ctx, &sum);
 	if (err)
 		return err;
+	if (reason == SPRAY_NACK_MSG_SIZE)
+		return -EMSGSIZE;
+	if (reason == SPRAY_NACK_RESUME) {
+		/* the receiver made room: what it refused goes again, now */
+		for (psn = tw->una; psn != tw->nxt && tw->refused; psn++) {
+			rec = &tw->ring[psn & tw->mask];
+			if (rec->state == SPRAY_TXREC_REFUSED)
+				txw_mark_lost(tw, psn, rec, SPRAY_LOSS_REFUSED,
+					      ops, ctx);
+		}
+		return 0;
+	}
 
 	/*
 	 * A NACK is evidence as RACK's is when overtaken on other EVs: the
@@ -754,4 +783,53 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 		tw->backoff++;
 	tw->rto_start_ns = now_ns;
 	return i;
+}
+
+/**
+ * spray_txwin_persist_deadline() - when to probe a receiver that gives no
+ *	credit
+ * @tw: send window
+ *
+ * The receiver's grant stops the sender, and nothing is outstanding: no
+ * timer would run, and if the ACK that opens the window is lost the
+ * connection would wait for ever. The persist timer (as TCP's) sends one
+ * packet beyond the grant after the RTO (with its backoff) has passed
+ * without progress; its answer carries the grant. The caller arms it only
+ * while it has new data to send.
+ *
+ * Return: absolute time, 0 when the timer does not apply (something is
+ * outstanding, the grant leaves room, a probe is allowed already, or the
+ * window failed).
+ */
+u64 spray_txwin_persist_deadline(const struct spray_txwin *tw)
+{
+	if (tw->failed || tw->probe_ok || tw->inflight || tw->lost ||
+	    tw->refused || spray_psn_after(tw->grant, tw->nxt))
+		return 0;
+	return tw->rto_start_ns + txw_rto_cur(tw);
+}
+
+/**
+ * spray_txwin_on_persist() - handle the persist timer
+ * @tw: send window
+ * @now_ns: current time
+ *
+ * If the deadline passed, allow one new psn beyond the grant (the window
+ * probe), double the next period (backoff, reset by progress) and restart
+ * the timer.
+ *
+ * Return: true if a probe is now allowed.
+ */
+bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns)
+{
+	u64 deadline = spray_txwin_persist_deadline(tw);
+
+	if (!deadline || now_ns < deadline)
+		return false;
+	tw->probe_ok = true;
+	tw->probes++;
+	if (tw->backoff < 16)
+		tw->backoff++;
+	tw->rto_start_ns = now_ns;
+	return true;
 }

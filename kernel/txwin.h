@@ -143,7 +143,13 @@ struct spray_txack_sum {
  * @rto_ns: current RTO without backoff.
  * @backoff: RTO doublings since the last progress.
  * @failed: a psn hit the retry limit.
- * @rto_start_ns: when the RTO timer was last (re)started.
+ * @probe_ok: one new psn may go beyond the grant: a window probe
+ *	(spray_txwin_on_persist()).
+ * @refusal_costs: a refusal does not give a psn its retries back (the
+ *	sender is closing: a receiver that never reads must not hold it for
+ *	ever).
+ * @rto_start_ns: when the RTO timer was last (re)started, or the sender
+ *	last made progress (the persist timer counts from it).
  * @sent: new psns sent.
  * @retx: retransmissions sent.
  * @acked: psns delivered.
@@ -153,6 +159,7 @@ struct spray_txack_sum {
  * @lost_rto: losses by RTO.
  * @refusals: psns named by NO_BUF and WINDOW NACKs.
  * @rtos: RTO expiries.
+ * @probes: window probes (persist timer expiries).
  * @bad_acks: ACKs acknowledging psns never sent.
  */
 struct spray_txwin {
@@ -179,6 +186,8 @@ struct spray_txwin {
 	u32	reo_obs_ns;
 	u64	ev_rack[SPRAY_TX_MAX_EVS];
 	bool	failed;
+	bool	probe_ok;
+	bool	refusal_costs;
 	u64	rto_start_ns;
 	u64	sent;
 	u64	retx;
@@ -189,6 +198,7 @@ struct spray_txwin {
 	u64	lost_rto;
 	u64	refusals;
 	u64	rtos;
+	u64	probes;
 	u64	bad_acks;
 };
 
@@ -214,6 +224,8 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 u64 spray_txwin_rto_deadline(const struct spray_txwin *tw);
 u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 		       const struct spray_txwin_ops *ops, void *ctx);
+u64 spray_txwin_persist_deadline(const struct spray_txwin *tw);
+bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns);
 
 static inline u32 spray_txwin_outstanding(const struct spray_txwin *tw)
 {

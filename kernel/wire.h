@@ -171,12 +171,23 @@ struct spray_ack_hdr {
  * @SPRAY_NACK_NO_CONN: no connection matches src_cid/dst_cid (the receiver
  *	restarted or the incarnation is stale): start a new incarnation.
  * @SPRAY_NACK_NO_BUF: no receive buffer for the data: retransmit later.
+ * @SPRAY_NACK_MSG_SIZE: the psn's message is longer than the receiver
+ *	accepts (its max-msg). The receiver counts the psn as received and
+ *	discards its payload, as it does every psn of that message: the
+ *	sender fails the message (EMSGSIZE) and sends no more of it, the
+ *	connection carries on with the next.
+ * @SPRAY_NACK_RESUME: the receiver has room again (its application read,
+ *	or it admitted a message some of whose packets it had refused): the
+ *	psns it refused (NO_BUF, WINDOW) may come now. The sender sends them
+ *	again at once, before anything new. Named psns: the first it misses.
  */
 enum spray_nack_reason {
 	SPRAY_NACK_LOSS		= 1,
 	SPRAY_NACK_WINDOW	= 2,
 	SPRAY_NACK_NO_CONN	= 3,
 	SPRAY_NACK_NO_BUF	= 4,
+	SPRAY_NACK_MSG_SIZE	= 5,
+	SPRAY_NACK_RESUME	= 6,
 	__SPRAY_NACK_MAX,
 };
 

@@ -506,3 +506,112 @@ TEST(spray_txwin_retry_limit__fails_connection)
 	EXPECT_EQ(tw.retx, cfg.max_retx);
 	EXPECT_EQ(spray_txwin_room(&tw, 100), 0);
 }
+
+TEST(spray_txwin_persist__probe_only_when_grant_stops_and_nothing_out)
+{
+	struct spray_txack_sum s;
+	u64 t;
+
+	setup(0);
+	tw.grant = 2;
+	send_n(2, 1000);
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 0);
+	/* something in flight: the RTO runs, not the persist timer */
+	EXPECT_EQ(spray_txwin_persist_deadline(&tw), 0);
+	/* all acknowledged, the grant does not move (its ACK was lost) */
+	EXPECT_EQ(ack(2, 0, 0, 0, 1000, 11000, &s), 0);
+	t = spray_txwin_persist_deadline(&tw);
+	EXPECT(t > 11000);
+	EXPECT(!spray_txwin_on_persist(&tw, t - 1));
+	EXPECT(spray_txwin_on_persist(&tw, t));
+	EXPECT_EQ(tw.probes, 1);
+	/* one packet beyond the grant, once */
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 1);
+	EXPECT_EQ(spray_txwin_persist_deadline(&tw), 0);
+	send_n(1, t);
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 0);
+	EXPECT(!tw.probe_ok);
+	/* in flight now: the RTO covers it */
+	EXPECT_EQ(spray_txwin_persist_deadline(&tw), 0);
+	EXPECT(spray_txwin_rto_deadline(&tw) > t);
+}
+
+TEST(spray_txwin_persist__backs_off_and_resets_on_progress)
+{
+	struct spray_txack_sum s;
+	u64 t1, t2, t3;
+
+	setup(0);
+	tw.grant = 1;
+	send_n(1, 1000);
+	EXPECT_EQ(ack(1, 0, 0, 0, 1000, 11000, &s), 0);
+	t1 = spray_txwin_persist_deadline(&tw);
+	EXPECT(spray_txwin_on_persist(&tw, t1));
+	/* the probe is refused (no room): then the persist timer again, later */
+	tw.probe_ok = false;
+	t2 = spray_txwin_persist_deadline(&tw);
+	EXPECT(t2 - t1 > t1 - 11000);
+	EXPECT(spray_txwin_on_persist(&tw, t2));
+	tw.probe_ok = false;
+	t3 = spray_txwin_persist_deadline(&tw);
+	EXPECT(t3 - t2 > t2 - t1);
+	/* a grant that moves ends it */
+	tw.grant = 10;
+	EXPECT_EQ(spray_txwin_persist_deadline(&tw), 0);
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 9);
+}
+
+TEST(spray_txwin_on_nack__msg_size_acks_and_reports)
+{
+	setup(0);
+	send_n(4, 1000);
+	/* the receiver took psns 0..1 (discarded), cum 2 */
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 1, 1, SPRAY_NACK_MSG_SIZE, 2, 1000,
+				      5000, &ops, NULL), -EMSGSIZE);
+	EXPECT_EQ(tw.una, 2);
+	EXPECT_EQ(ev.nacked, 2);
+	EXPECT_EQ(ev.nlost, 0);
+	EXPECT(!tw.failed);
+	/* a NACK naming psns never sent is refused, whatever its reason */
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 9, 1, SPRAY_NACK_MSG_SIZE, 2, 1000,
+				      5000, &ops, NULL), -EINVAL);
+}
+
+TEST(spray_txwin_on_nack__refusal_spends_retries_when_closing)
+{
+	u64 t = 1000;
+	u32 i;
+
+	setup(0);
+	tw.refusal_costs = true;
+	send_n(1, t);
+	/* refused, resent at the RTO, refused again ...: the limit ends it */
+	for (i = 0; i < 8 && !tw.failed; i++) {
+		spray_txwin_on_nack(&tw, 0, 1, SPRAY_NACK_NO_BUF, 0, 1000,
+				    t + 10, &ops, NULL);
+		t = spray_txwin_rto_deadline(&tw);
+		spray_txwin_on_rto(&tw, t, &ops, NULL);
+		if (spray_txwin_next_retx(&tw, &(u32){0}))
+			spray_txwin_sent_retx(&tw, 0, 1, t);
+	}
+	EXPECT(tw.failed);
+	EXPECT(i <= (u32)cfg.max_retx + 1);
+}
+
+TEST(spray_txwin_on_nack__resume_releases_refused_at_once)
+{
+	setup(0);
+	send_n(6, 1000);
+	/* psns 2..4 refused: nothing new goes */
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 2, 3, SPRAY_NACK_NO_BUF, 2, 1000,
+				      2000, &ops, NULL), 0);
+	EXPECT_EQ(tw.refused, 3);
+	/* the receiver has room: all three go again, none counted lost */
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 2, 1, SPRAY_NACK_RESUME, 2, 1000,
+				      2100, &ops, NULL), 0);
+	EXPECT_EQ(tw.refused, 0);
+	EXPECT_EQ(tw.lost, 3);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_REFUSED], 3);
+	EXPECT_EQ(tw.lost_rack + tw.lost_nack + tw.lost_rto, 0);
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 64 - 4);	/* the ring: 2..5 out */
+}
