@@ -18,11 +18,36 @@
 #include <asm/ioctls.h>
 
 #include "spray.h"
+#include "conn.h"
 
+/*
+ * Memory of every AF_SPRAY socket, in pages, for the protocol's accounting
+ * (sk_wmem_schedule(), sk_rmem_schedule()): it charges the socket's memory
+ * cgroup, and bounds the protocol's total as UDP's udp_mem does (a quarter
+ * of the limit more than 3/4 of it under pressure, failing beyond 1.5x),
+ * from the memory of the machine: not tunable.
+ */
+static atomic_long_t spray_memory_allocated;
+static DEFINE_PER_CPU(int, spray_memory_per_cpu_fw_alloc);
+static long spray_mem[3];
+/* a socket under the limits' pressure still gets a page each way */
+static int spray_rmem_min = PAGE_SIZE;
+static int spray_wmem_min = PAGE_SIZE;
+
+/*
+ * No .owner: an open socket keeps the module through its file
+ * (spray_dgram_ops.owner); an orphan (closed, still delivering) does not,
+ * so that rmmod ends it (spray_net_kill_orphans() from the namespaces'
+ * exit) instead of waiting for it.
+ */
 static struct proto spray_proto = {
-	.name		= "SPRAY",
-	.owner		= THIS_MODULE,
-	.obj_size	= sizeof(struct spray_sock),
+	.name			= "SPRAY",
+	.obj_size		= sizeof(struct spray_sock),
+	.memory_allocated	= &spray_memory_allocated,
+	.per_cpu_fw_alloc	= &spray_memory_per_cpu_fw_alloc,
+	.sysctl_mem		= spray_mem,
+	.sysctl_wmem		= &spray_wmem_min,
+	.sysctl_rmem		= &spray_rmem_min,
 };
 
 /**
@@ -192,24 +217,60 @@ static int spray_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return len;
 }
 
+/*
+ * An orphan (closed, still delivering) holds no reference on its
+ * namespace, as the kernel's own sockets do not: the namespace's exit ends
+ * it (spray_net_kill_orphans()) rather than wait for it.
+ */
+static void spray_sock_drop_netns(struct sock *sk)
+{
+	struct net *net = sock_net(sk);
+
+	if (!sk->sk_net_refcnt)
+		return;
+	sock_inuse_add(net, -1);
+	sk->sk_net_refcnt = 0;
+#ifdef SPRAY_HAVE_NET_PASSIVE
+	/* what __sk_destruct() drops for a socket without a reference */
+	net_passive_inc(net);
+#endif
+	put_net_track(net, &sk->ns_tracker);
+}
+
+/*
+ * close(): SO_LINGER semantics. By default the messages not yet
+ * acknowledged are still delivered after close(), in the background,
+ * bounded by the retry limit; SO_LINGER with a zero timeout drops them at
+ * once; with a timeout, close() waits that long for them first (what is
+ * left then goes on in the background). Nothing more is received.
+ */
 static int spray_release(struct socket *sock)
 {
+	struct spray_sock *ss;
 	struct sock *sk = sock->sk;
+	bool drop;
 
 	if (!sk)
 		return 0;
+	ss = spray_sk(sk);
+	drop = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
 
-	spray_port_unbind(spray_net(sock_net(sk)), spray_sk(sk));
-	spray_sock_destroy_conns(spray_sk(sk));
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	release_sock(sk);
+	if (spray_sock_close_rx(ss, drop) && sock_flag(sk, SOCK_LINGER))
+		spray_sock_linger_wait(ss, sk->sk_lingertime);
 
 	lock_sock(sk);
 	sock_orphan(sk);
-	sk->sk_shutdown = SHUTDOWN_MASK;
-	skb_queue_purge(&sk->sk_receive_queue);
-	skb_queue_purge(&sk->sk_error_queue);
 	release_sock(sk);
-
 	sock->sk = NULL;
+	if (spray_sock_orphan(ss)) {
+		/* the file's reference stays with the orphan */
+		spray_sock_drop_netns(sk);
+		return 0;
+	}
+	spray_sock_teardown(ss);
 	sock_put(sk);
 	return 0;
 }
@@ -278,30 +339,51 @@ static int spray_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	return spray_conn_sendmsg(ss, &to, msg, len, cookie);
 }
 
-static int spray_recv_error(struct sock *sk, struct msghdr *msg, size_t len)
+/*
+ * recvmsg(MSG_ERRQUEUE): the oldest message that will not be delivered.
+ * Returns as much of its data as @len takes (MSG_TRUNC if it is longer,
+ * as for a message; with MSG_TRUNC in @flags its whole length), nothing if
+ * the receive buffer had no room to keep it; the destination in msg_name,
+ * SPRAY_CMSG_ERR (sock_extended_err, ee_info its length) and
+ * SPRAY_CMSG_COOKIE.
+ */
+static int spray_recv_error(struct sock *sk, struct msghdr *msg, size_t len,
+			    int flags)
 {
-	struct sock_exterr_skb *serr;
-	struct spray_errinfo info;
-	struct sk_buff *skb;
-	int err;
+	struct spray_sock *ss = spray_sk(sk);
+	struct sock_extended_err ee = {};
+	struct spray_tmsg *m;
+	u32 have, copied;
+	int err = 0;
 
-	skb = skb_dequeue(&sk->sk_error_queue);
-	if (!skb)
+	if (flags & MSG_PEEK)
+		return -EOPNOTSUPP;
+	m = spray_sock_pop_error(ss);
+	if (!m)
 		return -EAGAIN;
-	serr = SKB_EXT_ERR(skb);
-	skb_copy_bits(skb, 0, &info, sizeof(info));
+	have = m->buf ? m->len : 0;
+	copied = min_t(size_t, len, have);
+	if (copied && copy_to_iter(m->buf, copied, &msg->msg_iter) != copied)
+		err = -EFAULT;
+	if (copied < have)
+		msg->msg_flags |= MSG_TRUNC;
 	if (msg->msg_name) {
-		memcpy(msg->msg_name, &info.addr, sizeof(info.addr));
-		msg->msg_namelen = sizeof(info.addr);
+		spray_addr_to_user(&m->dst, msg->msg_name);
+		msg->msg_namelen = sizeof(struct sockaddr_spray);
 	}
-	err = put_cmsg(msg, SOL_SPRAY, SPRAY_CMSG_ERR, sizeof(serr->ee),
-		       &serr->ee);
+	ee.ee_errno = m->err;
+	ee.ee_origin = SO_EE_ORIGIN_LOCAL;
+	ee.ee_info = m->len;
+	if (!err)
+		err = put_cmsg(msg, SOL_SPRAY, SPRAY_CMSG_ERR, sizeof(ee), &ee);
 	if (!err)
 		err = put_cmsg(msg, SOL_SPRAY, SPRAY_CMSG_COOKIE,
-			       sizeof(info.cookie), &info.cookie);
+			       sizeof(m->cookie), &m->cookie);
 	msg->msg_flags |= MSG_ERRQUEUE;
-	kfree_skb(skb);
-	return err;
+	spray_tmsg_free_error(ss, m);
+	if (err)
+		return err;
+	return (flags & MSG_TRUNC) ? have : copied;
 }
 
 static bool spray_rx_ready(struct spray_sock *ss)
@@ -309,6 +391,17 @@ static bool spray_rx_ready(struct spray_sock *ss)
 	return !list_empty_careful(&ss->rxq);
 }
 
+static bool spray_rx_wake(struct sock *sk)
+{
+	return spray_rx_ready(spray_sk(sk)) || READ_ONCE(sk->sk_err) ||
+	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN);
+}
+
+/*
+ * recvmsg(): one whole message. Readers (peeking or not) hold the socket
+ * lock from choosing a message until it is copied: a reader frees the
+ * message it takes, and must not free one another is copying.
+ */
 static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			 int flags)
 {
@@ -323,36 +416,39 @@ static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		      MSG_CMSG_COMPAT | MSG_WAITALL | MSG_NOSIGNAL))
 		return -EOPNOTSUPP;
 	if (flags & MSG_ERRQUEUE)
-		return spray_recv_error(sk, msg, len);
+		return spray_recv_error(sk, msg, len, flags);
 
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
-	spin_lock_bh(&ss->lock);
-	while (list_empty(&ss->rxq)) {
+	lock_sock(sk);
+	for (;;) {
 		DEFINE_WAIT_FUNC(wait, woken_wake_function);
 
+		spin_lock_bh(&ss->lock);
+		rm = list_first_entry_or_null(&ss->rxq, struct spray_rmsg,
+					      node);
+		if (rm && !(flags & MSG_PEEK))
+			list_del_init(&rm->node);
 		spin_unlock_bh(&ss->lock);
+		if (rm)
+			break;
 		err = sock_error(sk);
 		if (err)
-			return err;
-		if (sk->sk_shutdown & RCV_SHUTDOWN)
-			return 0;
+			goto out;
+		if (sk->sk_shutdown & RCV_SHUTDOWN) {
+			err = 0;
+			goto out;
+		}
+		err = -EAGAIN;
 		if (!timeo)
-			return -EAGAIN;
+			goto out;
+		err = sock_intr_errno(timeo);
 		if (signal_pending(current))
-			return sock_intr_errno(timeo);
+			goto out;
 		add_wait_queue(sk_sleep(sk), &wait);
-		if (!spray_rx_ready(ss) &&
-		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))
-			timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+		sk_wait_event(sk, &timeo, spray_rx_wake(sk), &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
-		spin_lock_bh(&ss->lock);
 	}
-	rm = list_first_entry(&ss->rxq, struct spray_rmsg, node);
-	if (!(flags & MSG_PEEK))
-		list_del_init(&rm->node);
-	spin_unlock_bh(&ss->lock);
 
-	/* Only this reader holds @rm now (or, peeking, the socket lock). */
 	copied = min_t(size_t, len, rm->len);
 	err = 0;
 	for (off = 0; off < copied; off += n) {
@@ -372,13 +468,20 @@ static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		msg->msg_flags |= MSG_TRUNC;
 	n = rm->len;
 	if (!(flags & MSG_PEEK)) {
-		INIT_LIST_HEAD(&rm->node);
+		spin_lock_bh(&ss->lock);
 		spray_rmsg_free(ss, rm);
+		spin_unlock_bh(&ss->lock);
+		release_sock(sk);
 		spray_sock_rmem_freed(ss);
+	} else {
+		release_sock(sk);
 	}
 	if (err)
 		return err;
 	return (flags & MSG_TRUNC) ? n : copied;
+out:
+	release_sock(sk);
+	return err;
 }
 
 /* SIOCOUTQ: bytes queued and not yet acknowledged; SIOCINQ: next message. */
@@ -391,7 +494,7 @@ static int spray_ioctl(struct socket *sock, unsigned int cmd,
 
 	switch (cmd) {
 	case SIOCOUTQ:
-		val = READ_ONCE(sock->sk->sk_wmem_queued);
+		val = READ_ONCE(ss->tx_bytes);
 		break;
 	case SIOCINQ:
 		spin_lock_bh(&ss->lock);
@@ -413,7 +516,7 @@ static __poll_t spray_poll(struct file *file, struct socket *sock,
 	u8 shutdown;
 
 	sock_poll_wait(file, sock, wait);
-	if (!skb_queue_empty_lockless(&sk->sk_error_queue))
+	if (READ_ONCE(spray_sk(sk)->errq_len))
 		mask |= EPOLLERR | EPOLLPRI;
 	if (READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
@@ -469,8 +572,7 @@ static int spray_setsockopt(struct socket *sock, int level, int optname,
 	case SPRAY_ORDERED:
 		if (val != 0 && val != 1)
 			return -EINVAL;
-		WRITE_ONCE(ss->ordered, val);
-		return 0;
+		return spray_sock_set_ordered(ss, val);
 	case SPRAY_CC_MODE:
 		if (val < SPRAY_CC_OFF || val > SPRAY_CC_BOTH)
 			return -EINVAL;
@@ -556,6 +658,8 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	INIT_HLIST_NODE(&ss->bind_node);
 	spin_lock_init(&ss->lock);
 	INIT_LIST_HEAD(&ss->rxq);
+	INIT_LIST_HEAD(&ss->errq);
+	spray_sock_init_linger(ss);
 	ss->cc_mode = READ_ONCE(spray_net(net)->cfg.cc_mode);
 	return 0;
 }
@@ -574,12 +678,19 @@ static const struct net_proto_family spray_family_ops = {
  */
 int spray_af_init(void)
 {
+	unsigned long limit;
 	int err;
 
 	BUILD_BUG_ON(sizeof(struct sockaddr_spray) != 28);
 	BUILD_BUG_ON(sizeof(struct sockaddr_spray) >
 		     sizeof(struct sockaddr_storage));
 	BUILD_BUG_ON(AF_SPRAY >= AF_MAX);
+
+	/* as udp_mem: an eighth of the memory, pressure at 3/4 of it */
+	limit = max(nr_free_buffer_pages() / 8, 128UL);
+	spray_mem[0] = limit / 4 * 3;
+	spray_mem[1] = limit;
+	spray_mem[2] = spray_mem[0] * 2;
 
 	err = proto_register(&spray_proto, 1);
 	if (err)
@@ -600,8 +711,18 @@ err_unregister_proto:
 	return err;
 }
 
+/* No new socket from now on (module exit, first). */
 void spray_af_exit(void)
 {
 	sock_unregister(PF_SPRAY);
+}
+
+/*
+ * Module exit, last: every socket is gone (orphans ended with their
+ * namespaces), their RCU-deferred frees have run.
+ */
+void spray_af_exit_proto(void)
+{
+	rcu_barrier();
 	proto_unregister(&spray_proto);
 }

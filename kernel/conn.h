@@ -31,8 +31,17 @@
  * senders are bounded by SPRAY_MAX_CONNS per socket only)
  */
 #define SPRAY_MAX_NET_CONNS	(4 * SPRAY_MAX_CONNS)
-/* an incarnation older than this may be replaced by any SYN */
+/* a verified incarnation silent this long may be replaced by any SYN */
 #define SPRAY_STALE_NS		(2ULL * NSEC_PER_SEC)
+/*
+ * How far a peer's clock (the ts_ns of its packets) may run ahead of ours
+ * between two of its packets, beyond the time that passed here: a new
+ * incarnation claiming more is not believed (a forged timestamp would lock
+ * the real peer out).
+ */
+#define SPRAY_TS_SLACK_NS	(1ULL * NSEC_PER_SEC)
+/* errors kept for MSG_ERRQUEUE; beyond, failures are only counted */
+#define SPRAY_MAX_ERRQ		1024
 
 /**
  * struct spray_skb_cb - where a packet goes, in skb->cb until transmission
@@ -51,14 +60,23 @@ struct spray_skb_cb {
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
 
 /**
- * struct spray_tmsg - a message being sent
- * @node: in &spray_conn.tmsgs, in sending order
+ * struct spray_tmsg - a message being sent, or one that failed
+ * @node: in &spray_conn.tmsgs, in sending order; failed: in
+ *	&spray_sock.errq
  * @msg_id: its number in the current incarnation
  * @len: bytes
  * @next_off: first byte not yet sent once
  * @acked: bytes acknowledged
+ * @charge: what it costs the socket's buffer (sk_wmem_queued while sent,
+ *	sk_rmem_alloc while on the error queue): the message, its metadata
+ * @abandoned: failed while fragments were in flight (the receiver refused
+ *	its size): nothing more of it is sent, it is freed once what was sent
+ *	is acknowledged
+ * @err: on the error queue: the errno
+ * @dst: on the error queue: the destination
  * @cookie: the user's SPRAY_CMSG_COOKIE, reported if the message fails
- * @buf: the data
+ * @buf: the data (NULL on the error queue when the receive buffer had no
+ *	room for it)
  */
 struct spray_tmsg {
 	struct list_head	node;
@@ -66,6 +84,10 @@ struct spray_tmsg {
 	u32			len;
 	u32			next_off;
 	u32			acked;
+	u32			charge;
+	bool			abandoned;
+	int			err;
+	struct spray_addr	dst;
 	u64			cookie;
 	u8			*buf;
 };
@@ -75,11 +97,18 @@ struct spray_tmsg {
  * @node: in &spray_sock.conns
  * @ss: the owning socket (connections never outlive it)
  * @remote: the peer: address and spray port
- * @saddr: our source address towards the peer (IPv4 v4-mapped)
+ * @saddr: our address in this connection (IPv4 v4-mapped): the one the
+ *	peer sent to when it opened the connection, else the route's source.
+ *	Part of the connection's key: a socket bound to a wildcard may hold
+ *	one connection per local address to the same peer
  * @timer: ACK delay, NACK, loss detection and RTO
  * @tx_ready: the sending half below is allocated
+ * @lingering: the socket is closed and this connection still delivers
+ *	its queued messages (counted in &spray_sock.nlinger)
  * @local_cid: our sending incarnation (src_cid of our DATA, first psn)
  * @synced: the peer acknowledged this incarnation (no more SYN)
+ * @peer_ack_cid: the src_cid of the peer's ACKs for this incarnation, put
+ *	in our DATA's dst_cid: proof to the peer that we hear its ACKs
  * @next_msg_id: number of the next message queued
  * @tmsgs: messages queued or in flight
  * @frag_size: payload bytes per packet
@@ -93,10 +122,20 @@ struct spray_tmsg {
  * @nscc: sender congestion window
  * @cc: congestion control settings, from the namespace at creation
  * @peer_cid: the peer's sending incarnation we receive, 0 if none
- * @peer_last_ts: newest sender timestamp seen in it
- * @rx_last_ns: when we last accepted a DATA packet
+ * @ack_cid: our cid in the ACKs and NACKs of that incarnation (random)
+ * @rx_verified: the peer's DATA carried @ack_cid (or answered a
+ *	challenge): it hears us, the incarnation is not forged from off the
+ *	path
+ * @chal_for: the incarnation whose SYN was challenged, 0 if none
+ * @chal_cid: the token of that challenge
+ * @peer_last_ts: newest sender timestamp of the incarnation's packets
+ * @rx_last_ns: when the incarnation's last packet was accepted
  * @rx_mtu: largest DATA payload received (receiver credit counts in it)
  * @rx_refused_top: one past the highest psn refused for lack of buffer
+ * @rx_resume: psns were refused since the last NACK RESUME: tell the
+ *	sender when there is room
+ * @rx_left_bytes: bytes the messages being reassembled still miss
+ * @rx_left_msgs: messages being reassembled (in @rmsgs)
  * @rx: the receive window
  * @rcc: receiver credit state
  * @rx_next_id: next message to deliver when the socket is ordered
@@ -118,8 +157,10 @@ struct spray_conn {
 	struct hrtimer		timer;
 
 	bool			tx_ready;
+	bool			lingering;
 	u32			local_cid;
 	bool			synced;
+	u32			peer_ack_cid;
 	u32			next_msg_id;
 	struct list_head	tmsgs;
 	u32			frag_size;
@@ -133,10 +174,17 @@ struct spray_conn {
 	struct spray_cc_cfg	cc;
 
 	u32			peer_cid;
+	u32			ack_cid;
+	bool			rx_verified;
+	u32			chal_for;
+	u32			chal_cid;
 	u64			peer_last_ts;
 	u64			rx_last_ns;
 	u32			rx_mtu;
 	u32			rx_refused_top;
+	bool			rx_resume;
+	u32			rx_left_bytes;
+	u32			rx_left_msgs;
 	struct spray_rxwin	rx;
 	struct spray_rcc_conn	rcc;
 	u32			rx_next_id;

@@ -32,6 +32,7 @@ static int __init spray_init(void)
 
 err_af:
 	spray_af_exit();
+	spray_af_exit_proto();
 err_netns:
 	spray_netns_exit();
 err_conn:
@@ -39,12 +40,18 @@ err_conn:
 	return err;
 }
 
+/*
+ * No socket has a file (each would hold the module): orphans may linger.
+ * Each namespace's exit ends its orphans, then the work queue and the
+ * deferred frees drain before the protocol goes.
+ */
 static void __exit spray_exit(void)
 {
 	spray_netlink_exit();
 	spray_af_exit();
 	spray_netns_exit();
 	spray_conn_exit();
+	spray_af_exit_proto();
 }
 
 module_init(spray_init);

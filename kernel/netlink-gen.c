@@ -18,12 +18,12 @@ static const struct netlink_range_validation spray_a_config_udp_port_range = {
 
 static const struct netlink_range_validation spray_a_config_rto_min_us_range = {
 	.min	= 1ULL,
-	.max	= 60000000ULL,
+	.max	= SPRAY_CFG_MAX_RTO_US,
 };
 
 static const struct netlink_range_validation spray_a_config_rto_max_us_range = {
 	.min	= 1ULL,
-	.max	= 60000000ULL,
+	.max	= SPRAY_CFG_MAX_RTO_US,
 };
 
 static const struct netlink_range_validation spray_a_config_ack_delay_us_range = {

@@ -48,6 +48,7 @@ static const u16 spray_nl_mib_attr[__SPRAY_MIB_MAX] = {
 	[SPRAY_MIB_LOST_NACK]	= SPRAY_A_STATS_LOST_NACK,
 	[SPRAY_MIB_LOST_RTO]	= SPRAY_A_STATS_LOST_RTO,
 	[SPRAY_MIB_SPURIOUS_LOSS] = SPRAY_A_STATS_SPURIOUS_LOSS,
+	[SPRAY_MIB_WINDOW_PROBES] = SPRAY_A_STATS_WINDOW_PROBES,
 };
 
 #ifndef SPRAY_HAVE_SPLIT_OPS
@@ -301,7 +302,8 @@ static int spray_nl_fill_socket(struct sk_buff *skb,
 		return -EMSGSIZE;
 	if (spray_nl_put_addr(skb, SPRAY_A_SOCKET_LOCAL, &ss->local) ||
 	    nla_put_u32(skb, SPRAY_A_SOCKET_RX_QUEUE, sk_rmem_alloc_get(sk)) ||
-	    nla_put_u32(skb, SPRAY_A_SOCKET_TX_QUEUE, sk_wmem_alloc_get(sk)) ||
+	    nla_put_u32(skb, SPRAY_A_SOCKET_TX_QUEUE,
+			READ_ONCE(sk->sk_wmem_queued)) ||
 	    nla_put_u64_64bit(skb, SPRAY_A_SOCKET_INODE, sock_i_ino(sk),
 			      SPRAY_A_SOCKET_PAD) ||
 	    nla_put_u32(skb, SPRAY_A_SOCKET_UID,
@@ -358,20 +360,31 @@ out:
 	return skb->len;
 }
 
-static int spray_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
+/* A dump message being filled, for the transport's walk. */
+struct spray_nl_dump {
+	struct sk_buff			*skb;
+	struct netlink_callback		*cb;
+	bool				admin;
+};
+
+static int spray_nl_fill_peer(struct spray_nl_dump *d,
 			      const struct spray_peer_info *pi)
 {
+	struct sk_buff *skb = d->skb;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &spray_nl_family, NLM_F_MULTI, SPRAY_CMD_PEERS);
+	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &spray_nl_family, NLM_F_MULTI,
+			  SPRAY_CMD_PEERS);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, SPRAY_A_PEER_ID, pi->id) ||
 	    spray_nl_put_addr(skb, SPRAY_A_PEER_LOCAL, &pi->local) ||
 	    spray_nl_put_addr(skb, SPRAY_A_PEER_REMOTE, &pi->remote) ||
-	    nla_put_u32(skb, SPRAY_A_PEER_LOCAL_CID, pi->local_cid) ||
-	    nla_put_u32(skb, SPRAY_A_PEER_REMOTE_CID, pi->remote_cid) ||
+	    /* with the ids one can speak in the connection: admins only */
+	    (d->admin &&
+	     (nla_put_u32(skb, SPRAY_A_PEER_LOCAL_CID, pi->local_cid) ||
+	      nla_put_u32(skb, SPRAY_A_PEER_REMOTE_CID, pi->remote_cid))) ||
 	    nla_put_u32(skb, SPRAY_A_PEER_STATE, pi->state) ||
 	    nla_put_u32(skb, SPRAY_A_PEER_SRTT_US, pi->srtt_us) ||
 	    nla_put_u32(skb, SPRAY_A_PEER_MIN_RTT_US, pi->min_rtt_us) ||
@@ -394,48 +407,15 @@ static int spray_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
-/*
- * End of one message of a walker-driven dump: -ENOENT (walk over) ends it
- * after what @skb holds, -EMSGSIZE with something in @skb asks for the next
- * message, anything else is an error.
- */
-static int spray_nl_walk_end(struct sk_buff *skb, int err)
-{
-	if (err == -ENOENT || (err == -EMSGSIZE && skb->len))
-		return skb->len;
-	return err;
-}
-
-int spray_nl_peers_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct net *net = sock_net(skb->sk);
-	unsigned long pos = cb->args[0];
-	struct spray_peer_info pi;
-	unsigned long next;
-	int err;
-
-	for (;;) {
-		next = pos;
-		memset(&pi, 0, sizeof(pi));
-		err = spray_peer_walk(net, &next, &pi);
-		if (err)
-			break;
-		err = spray_nl_fill_peer(skb, cb, &pi);
-		if (err)
-			break;
-		pos = next;
-	}
-	cb->args[0] = pos;
-	return spray_nl_walk_end(skb, err);
-}
-
-static int spray_nl_fill_path(struct sk_buff *skb, struct netlink_callback *cb,
+static int spray_nl_fill_path(struct spray_nl_dump *d,
 			      const struct spray_path_info *pi)
 {
+	struct sk_buff *skb = d->skb;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &spray_nl_family, NLM_F_MULTI, SPRAY_CMD_PATHS);
+	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &spray_nl_family, NLM_F_MULTI,
+			  SPRAY_CMD_PATHS);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, SPRAY_A_PATH_PEER_ID, pi->peer_id) ||
@@ -458,27 +438,42 @@ static int spray_nl_fill_path(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
-int spray_nl_paths_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+static int spray_nl_emit(void *ctx, const struct spray_peer_info *pi,
+			 const struct spray_path_info *ph)
 {
-	struct net *net = sock_net(skb->sk);
-	unsigned long pos = cb->args[0];
-	struct spray_path_info pi;
-	unsigned long next;
+	return pi ? spray_nl_fill_peer(ctx, pi) : spray_nl_fill_path(ctx, ph);
+}
+
+/*
+ * Peers and paths: as many as fit in each message, resuming where the last
+ * one stopped (spray_conn_dump() keeps its position in cb->args).
+ */
+static int spray_nl_conn_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb, bool paths)
+{
+	struct spray_nl_dump d = {
+		.skb	= skb,
+		.cb	= cb,
+		.admin	= netlink_net_capable(cb->skb, CAP_NET_ADMIN),
+	};
 	int err;
 
-	for (;;) {
-		next = pos;
-		memset(&pi, 0, sizeof(pi));
-		err = spray_path_walk(net, &next, &pi);
-		if (err)
-			break;
-		err = spray_nl_fill_path(skb, cb, &pi);
-		if (err)
-			break;
-		pos = next;
-	}
-	cb->args[0] = pos;
-	return spray_nl_walk_end(skb, err);
+	BUILD_BUG_ON(ARRAY_SIZE(cb->args) < SPRAY_DUMP_CURSOR);
+	err = spray_conn_dump(sock_net(skb->sk), cb->args, paths,
+			      spray_nl_emit, &d);
+	if (!err || (err == -EMSGSIZE && skb->len))
+		return skb->len;
+	return err;	/* one entry does not fit in a message */
+}
+
+int spray_nl_peers_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return spray_nl_conn_dumpit(skb, cb, false);
+}
+
+int spray_nl_paths_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return spray_nl_conn_dumpit(skb, cb, true);
 }
 
 static void spray_nl_notify(struct net *net, u8 cmd,

@@ -3,8 +3,7 @@
  * AF_SPRAY generic netlink API (family "spray"): the interface between the
  * netlink code (netlink.c) and the transport.
  *
- * The transport provides spray_peer_walk() and spray_path_walk() (a stub
- * that lists nothing lives in peer_stub.c until it does) and calls
+ * The transport provides spray_conn_dump() (peer.c) and calls
  * spray_nl_notify_path() and spray_nl_notify_unreachable() on path and peer
  * events. Attribute documentation: Documentation/netlink/specs/spray.yaml.
  */
@@ -78,32 +77,18 @@ struct spray_path_info {
 	u64	retx_pkts;
 };
 
-/**
- * spray_peer_walk() - the next peer of a namespace (provided by the transport)
- * @net: the namespace
- * @pos: cursor, 0 for the first peer; advanced past the peer returned.
- *	Opaque to the caller, kept between the messages of a dump: the walk
- *	must tolerate peers coming and going between two calls.
- * @pi: filled with the peer
- *
- * Called in process context, without locks held (the callee takes its own
- * RCU read lock or spinlocks).
- *
- * Return: 0 with @pi filled and @pos advanced, -ENOENT after the last peer.
+/*
+ * Called for each entry of a peers (@pi) or paths (@ph) dump; non-zero
+ * stops the dump's message there (-EMSGSIZE: full).
  */
-int spray_peer_walk(struct net *net, unsigned long *pos,
-		    struct spray_peer_info *pi);
+typedef int (*spray_nl_emit_t)(void *ctx, const struct spray_peer_info *pi,
+			       const struct spray_path_info *ph);
 
-/**
- * spray_path_walk() - the next path of a namespace (provided by the transport)
- * @net: the namespace
- * @pos: cursor, as for spray_peer_walk()
- * @pi: filled with the path
- *
- * Return: 0 with @pi filled and @pos advanced, -ENOENT after the last path.
- */
-int spray_path_walk(struct net *net, unsigned long *pos,
-		    struct spray_path_info *pi);
+/* words of a dump's position (netlink_callback.args) */
+#define SPRAY_DUMP_CURSOR	5
+
+int spray_conn_dump(struct net *net, unsigned long *cur, bool paths,
+		    spray_nl_emit_t emit, void *ctx);
 
 int spray_netlink_init(void);
 void spray_netlink_exit(void);

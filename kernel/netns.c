@@ -9,6 +9,10 @@
 
 #include "spray.h"
 
+/* NACKs to packets that no connection expects, per source address */
+#define SPRAY_NACK_RATE		20	/* a second */
+#define SPRAY_NACK_BURST	20
+
 static unsigned int spray_net_id __read_mostly;
 
 struct spray_net *spray_net(const struct net *net)
@@ -198,6 +202,10 @@ static int __net_init spray_net_init(struct net *net)
 		INIT_HLIST_HEAD(&sn->ports[i]);
 	mutex_init(&sn->config_lock);
 	spray_config_default(&sn->cfg);
+	spin_lock_init(&sn->nack_rl_lock);
+	/* as the kernel's ICMP limits: a few answers a second per source */
+	spray_rl_init(&sn->nack_rl, SPRAY_NACK_RATE, SPRAY_NACK_BURST,
+		      get_random_u32());
 	sn->mib = alloc_percpu(struct spray_mib);
 	if (!sn->mib)
 		return -ENOMEM;
@@ -208,7 +216,11 @@ static void __net_exit spray_net_exit(struct net *net)
 {
 	struct spray_net *sn = spray_net(net);
 
-	/* Sockets hold a reference on their namespace: none can be bound. */
+	/*
+	 * Sockets hold a reference on their namespace: only orphans (closed,
+	 * still delivering, spray_sock_orphan()) can be bound; they end here.
+	 */
+	spray_net_kill_orphans(sn);
 	WARN_ON_ONCE(sn->nr_bound);
 	/* ... nor have connections: their count must be back to zero */
 	WARN_ON_ONCE(atomic_read(&sn->nconns));

@@ -7,62 +7,19 @@
 #include "netlink.h"
 
 /*
- * Visit the connections of a namespace in a stable order (port table
- * bucket, socket, connection bucket, connection) and stop at the one whose
- * number is @want, under its socket's lock. fn returns true when it filled
- * its output. Dumps resume by number: a connection opened or closed
- * between two dump messages may be missed or shown twice, as with any
- * netlink dump of a changing table.
+ * The walk's position, kept in the dump between its messages: port table
+ * bucket, sockets of it done, connection bucket of that socket,
+ * connections of it done, entries of that connection done (its entropy
+ * values, for paths). Each message resumes where the last one stopped,
+ * skipping only within one hash chain: a dump costs O(connections), not
+ * O(connections^2). A connection opened or closed between two messages may
+ * be missed or shown twice, as with any netlink dump of a changing table.
  */
-static int spray_conn_walk(struct net *net, unsigned long *pos,
-			   bool (*fn)(struct spray_conn *c, unsigned long *k,
-				      void *out),
-			   void *out)
+enum { W_BUCKET, W_SOCK, W_CBUCKET, W_CONN, W_SUB, __W_MAX };
+
+static void spray_peer_fill(const struct spray_conn *c,
+			    struct spray_peer_info *pi)
 {
-	struct spray_net *sn = spray_net(net);
-	unsigned long k = 0;
-	struct spray_sock *ss;
-	struct spray_conn *c;
-	unsigned int b, i;
-	bool found = false;
-
-	rcu_read_lock();
-	for (b = 0; b < SPRAY_PORT_HASH_SIZE && !found; b++) {
-		hlist_for_each_entry_rcu(ss, &sn->ports[b], bind_node) {
-			spin_lock_bh(&ss->lock);
-			for (i = 0; i < ARRAY_SIZE(ss->conns) && !ss->dead &&
-			     !found; i++) {
-				hlist_for_each_entry(c, &ss->conns[i], node) {
-					if (fn(c, &k, out) && k > *pos) {
-						found = true;
-						break;
-					}
-				}
-			}
-			spin_unlock_bh(&ss->lock);
-			if (found)
-				break;
-		}
-	}
-	rcu_read_unlock();
-	if (!found)
-		return -ENOENT;
-	*pos = k;
-	return 0;
-}
-
-struct spray_peer_walk_ctx {
-	unsigned long		want;
-	struct spray_peer_info	*pi;
-};
-
-static bool spray_peer_fill(struct spray_conn *c, unsigned long *k, void *out)
-{
-	struct spray_peer_walk_ctx *w = out;
-	struct spray_peer_info *pi = w->pi;
-
-	if ((*k)++ != w->want)
-		return false;
 	memset(pi, 0, sizeof(*pi));
 	pi->id = c->id;
 	spray_conn_local_addr(c, &pi->local);
@@ -91,47 +48,13 @@ static bool spray_peer_fill(struct spray_conn *c, unsigned long *k, void *out)
 	}
 	if (!list_empty(&c->rmsgs))
 		pi->state = SPRAY_NL_PEER_STATE_ACTIVE;
-	return true;
 }
 
-/**
- * spray_peer_walk() - the next connection of a namespace, for a dump
- * @net: the namespace
- * @pos: 0 to start; advanced past the connection returned
- * @pi: filled
- *
- * Return: 0, or -ENOENT after the last one.
- */
-int spray_peer_walk(struct net *net, unsigned long *pos,
-		    struct spray_peer_info *pi)
+static void spray_path_fill(const struct spray_conn *c, unsigned long idx,
+			    struct spray_path_info *pi)
 {
-	struct spray_peer_walk_ctx w = { .want = *pos, .pi = pi };
+	const struct spray_ev *ev = &c->evs[idx];
 
-	return spray_conn_walk(net, pos, spray_peer_fill, &w);
-}
-
-struct spray_path_walk_ctx {
-	unsigned long		want;
-	struct spray_path_info	*pi;
-};
-
-/* Each connection that sends counts once per entropy value. */
-static bool spray_path_fill(struct spray_conn *c, unsigned long *k, void *out)
-{
-	struct spray_path_walk_ctx *w = out;
-	struct spray_path_info *pi = w->pi;
-	const struct spray_ev *ev;
-	unsigned long idx;
-
-	if (!c->tx_ready)
-		return false;
-	if (w->want >= *k + c->path.cfg.n) {
-		*k += c->path.cfg.n;
-		return false;
-	}
-	idx = w->want - *k;
-	*k = w->want + 1;
-	ev = &c->evs[idx];
 	memset(pi, 0, sizeof(*pi));
 	pi->peer_id = c->id;
 	pi->ev = ev->port;
@@ -150,21 +73,96 @@ static bool spray_path_fill(struct spray_conn *c, unsigned long *k, void *out)
 	pi->lost_pkts = ev->lost;
 	pi->ecn_pkts = ev->ecn;
 	pi->retx_pkts = ev->retx;
-	return true;
+}
+
+/*
+ * Emit the entries of one connection from *@sub on: its peer (one entry)
+ * or its entropy values (paths, for a connection that sends). Return: 0
+ * when all went, else what @emit returned (*@sub names the entry that did
+ * not go).
+ */
+static int spray_conn_emit(const struct spray_conn *c, bool paths,
+			   unsigned long *sub, spray_nl_emit_t emit, void *ctx)
+{
+	struct spray_peer_info pi;
+	struct spray_path_info ph;
+	int err;
+
+	if (!paths) {
+		if (*sub)
+			return 0;
+		spray_peer_fill(c, &pi);
+		return emit(ctx, &pi, NULL);
+	}
+	if (!c->tx_ready)
+		return 0;
+	for (; *sub < c->path.cfg.n; (*sub)++) {
+		spray_path_fill(c, *sub, &ph);
+		err = emit(ctx, NULL, &ph);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /**
- * spray_path_walk() - the next entropy value of a namespace, for a dump
+ * spray_conn_dump() - emit the peers or paths of a namespace, resumably
  * @net: the namespace
- * @pos: 0 to start; advanced past the one returned
- * @pi: filled
+ * @cur: the dump's position (__W_MAX words, zero at the start)
+ * @paths: paths (entropy values) instead of peers
+ * @emit: called per entry under the connection's socket lock (BH off); a
+ *	non-zero return stops the walk there, the entry to be emitted again
+ *	by the next call
+ * @ctx: for @emit
  *
- * Return: 0, or -ENOENT after the last one.
+ * Return: 0 at the end of the table, else what @emit returned.
  */
-int spray_path_walk(struct net *net, unsigned long *pos,
-		    struct spray_path_info *pi)
+int spray_conn_dump(struct net *net, unsigned long *cur, bool paths,
+		    spray_nl_emit_t emit, void *ctx)
 {
-	struct spray_path_walk_ctx w = { .want = *pos, .pi = pi };
+	struct spray_net *sn = spray_net(net);
+	unsigned long si, cj;
+	struct spray_sock *ss;
+	struct spray_conn *c;
+	int err = 0;
 
-	return spray_conn_walk(net, pos, spray_path_fill, &w);
+	BUILD_BUG_ON(__W_MAX != SPRAY_DUMP_CURSOR);
+	rcu_read_lock();
+	for (; cur[W_BUCKET] < SPRAY_PORT_HASH_SIZE; cur[W_BUCKET]++) {
+		si = 0;
+		hlist_for_each_entry_rcu(ss, &sn->ports[cur[W_BUCKET]],
+					 bind_node) {
+			if (si++ < cur[W_SOCK])
+				continue;
+			spin_lock_bh(&ss->lock);
+			for (; !ss->dead && cur[W_CBUCKET] < ARRAY_SIZE(ss->conns);
+			     cur[W_CBUCKET]++) {
+				cj = 0;
+				hlist_for_each_entry(c, &ss->conns[cur[W_CBUCKET]],
+						     node) {
+					if (cj++ < cur[W_CONN])
+						continue;
+					err = spray_conn_emit(c, paths,
+							      &cur[W_SUB],
+							      emit, ctx);
+					if (err)
+						break;
+					cur[W_SUB] = 0;
+					cur[W_CONN]++;
+				}
+				if (err)
+					break;
+				cur[W_CONN] = 0;
+			}
+			spin_unlock_bh(&ss->lock);
+			if (err)
+				goto out;
+			cur[W_CBUCKET] = 0;
+			cur[W_SOCK]++;
+		}
+		cur[W_SOCK] = 0;
+	}
+out:
+	rcu_read_unlock();
+	return err;
 }

@@ -18,6 +18,7 @@
 
 #include "pkt.h"
 #include "cc.h"
+#include "ratelimit.h"
 
 #define SPRAY_PORT_HASH_BITS	8
 #define SPRAY_PORT_HASH_SIZE	(1U << SPRAY_PORT_HASH_BITS)
@@ -111,6 +112,7 @@ enum spray_mib_field {
 	SPRAY_MIB_LOST_NACK,		/* lost-pkts by NACK */
 	SPRAY_MIB_LOST_RTO,		/* lost-pkts by RTO */
 	SPRAY_MIB_SPURIOUS_LOSS,	/* declared lost, arrived after all */
+	SPRAY_MIB_WINDOW_PROBES,	/* persist timer: a packet beyond the grant */
 	__SPRAY_MIB_MAX
 };
 
@@ -129,7 +131,8 @@ struct spray_mib {
  * @net: the namespace itself
  * @udp_lock: serializes creating and replacing @udp_sock
  * @udp_sock: the UDP socket every AF_SPRAY packet of the namespace arrives
- *	on over IPv4, created with the first bound AF_SPRAY socket
+ *	on over IPv4, created with the first bound AF_SPRAY socket; readers
+ *	hold rcu_read_lock() (a new udp-port replaces it)
  * @udp6_sock: the same for IPv6 (NULL without IPv6)
  * @udp_bound_port: the port @udp_sock is bound to
  * @port_lock: protects @ports (writers); readers use RCU
@@ -141,12 +144,14 @@ struct spray_mib {
  * @next_conn_id: numbers connections for netlink dumps
  * @nconns: connections of every socket of the namespace, bounded by
  *	SPRAY_MAX_NET_CONNS for those that packets open
+ * @nack_rl_lock: protects @nack_rl
+ * @nack_rl: NACKs to packets no connection expects, per source address
  */
 struct spray_net {
 	struct net		*net;
 	struct mutex		udp_lock;	/* udp_sock, udp6_sock */
-	struct socket		*udp_sock;
-	struct socket		*udp6_sock;
+	struct socket __rcu	*udp_sock;
+	struct socket __rcu	*udp6_sock;
 	u16			udp_bound_port;
 	spinlock_t		port_lock;	/* ports, nr_bound */
 	struct hlist_head	ports[SPRAY_PORT_HASH_SIZE];
@@ -156,6 +161,8 @@ struct spray_net {
 	struct spray_mib __percpu *mib;
 	atomic_t		next_conn_id;
 	atomic_t		nconns;
+	spinlock_t		nack_rl_lock;	/* nack_rl */
+	struct spray_ratelimit	nack_rl;
 };
 
 static inline void spray_mib_add(struct spray_net *sn,
@@ -187,12 +194,24 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  * @bound: @local is valid and the socket is hashed
  * @local: bound address
  * @lock: protects everything below and the connections; taken with BH off
- * @dead: closing: no new connections, timers stand down
+ * @dead: torn down: no new connections, timers stand down
+ * @closing: close() began: nothing more is received (DATA is answered
+ *	with NACK NO_CONN), connections only finish sending
+ * @orphan: closed, its file gone, connections still delivering what was
+ *	queued (SO_LINGER semantics, Documentation/networking/spray.rst)
+ * @nlinger: connections with messages still to deliver after close()
+ * @flags: SPRAY_SS_* bits (atomic)
+ * @linger_work: tears the orphan down once @nlinger reaches zero
  * @conns: connections by peer address (struct spray_conn)
  * @nconns: number of connections
  * @rxq: complete messages waiting for recvmsg (struct spray_rmsg)
+ * @errq: messages that failed, waiting for recvmsg(MSG_ERRQUEUE) (struct
+ *	spray_tmsg)
+ * @errq_len: entries in @errq
+ * @tx_bytes: bytes of the messages queued not yet acknowledged (SIOCOUTQ)
  * @rcc: receiver credit shared by the connections sending to us
  * @ordered: deliver each peer's messages in the order they were sent
+ * @cc_mode: enum spray_cc_mode of the socket's connections
  */
 struct spray_sock {
 	struct sock		sk;
@@ -202,9 +221,17 @@ struct spray_sock {
 
 	spinlock_t		lock;	/* all below, connections */
 	bool			dead;
+	bool			closing;
+	bool			orphan;
+	unsigned int		nlinger;
+	unsigned long		flags;
+	struct work_struct	linger_work;
 	struct hlist_head	conns[1 << SPRAY_CONN_HASH_BITS];
 	unsigned int		nconns;
 	struct list_head	rxq;
+	struct list_head	errq;
+	unsigned int		errq_len;
+	u32			tx_bytes;
 	struct spray_rcc	rcc;
 	bool			ordered;
 	u8			cc_mode;
@@ -226,6 +253,10 @@ struct spray_sock {
  *	until @frag is known
  * @npages: entries in @pages
  * @pages: the data, page by page, allocated as fragments arrive
+ * @charge: what it costs the receive buffer (sk_rmem_alloc): its pages,
+ *	reserved when it is admitted, and its metadata
+ * @skipped: not a message: the place of one the receiver refused (longer
+ *	than max-msg), so that ordered delivery goes past it
  */
 struct spray_rmsg {
 	struct list_head	node;
@@ -238,6 +269,8 @@ struct spray_rmsg {
 	unsigned long		*fmap;
 	u32			npages;
 	struct page		**pages;
+	u32			charge;
+	bool			skipped;
 };
 
 /*
@@ -246,15 +279,9 @@ struct spray_rmsg {
  */
 #define SPRAY_MIN_FRAG		256
 
-/**
- * struct spray_errinfo - payload of an error queue entry
- * @addr: the destination of the failed message
- * @cookie: its SPRAY_CMSG_COOKIE
- */
-struct spray_errinfo {
-	struct sockaddr_spray	addr;
-	u64			cookie;
-};
+/* &spray_sock.flags */
+#define SPRAY_SS_GONE		0	/* orphan torn down (work or netns exit) */
+#define SPRAY_SS_LINGER_DONE	1	/* linger_work queued */
 
 static inline struct spray_sock *spray_sk(const struct sock *sk)
 {
@@ -280,10 +307,18 @@ struct spray_sock *spray_sock_lookup_rcu(struct spray_net *sn, u16 port,
 /* conn.c */
 int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 		       struct msghdr *msg, size_t len, u64 cookie);
+unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop);
+unsigned int spray_sock_linger_wait(struct spray_sock *ss, long timeo);
+bool spray_sock_orphan(struct spray_sock *ss);
+void spray_sock_init_linger(struct spray_sock *ss);
+void spray_sock_teardown(struct spray_sock *ss);
+void spray_net_kill_orphans(struct spray_net *sn);
+int spray_sock_set_ordered(struct spray_sock *ss, bool ordered);
+struct spray_tmsg *spray_sock_pop_error(struct spray_sock *ss);
+void spray_tmsg_free_error(struct spray_sock *ss, struct spray_tmsg *m);
 void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		    const struct spray_addr *from,
 		    const struct spray_addr *to, bool ce);
-void spray_sock_destroy_conns(struct spray_sock *ss);
 int spray_conn_init(void);
 void spray_conn_exit(void);
 void spray_sock_rmem_freed(struct spray_sock *ss);
@@ -294,6 +329,7 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm);
 /* af_spray.c */
 int spray_af_init(void);
 void spray_af_exit(void);
+void spray_af_exit_proto(void);
 int spray_addr_from_user(const struct sockaddr *uaddr, int len,
 			 struct spray_addr *out);
 int spray_addr_to_user(const struct spray_addr *a, struct sockaddr_spray *sa);

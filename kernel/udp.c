@@ -114,10 +114,10 @@ int spray_udp_get(struct spray_net *sn)
 	u16 port;
 	int err;
 
-	if (READ_ONCE(sn->udp_sock))
+	if (rcu_access_pointer(sn->udp_sock))
 		return 0;
 	mutex_lock(&sn->udp_lock);
-	if (sn->udp_sock) {
+	if (rcu_access_pointer(sn->udp_sock)) {
 		mutex_unlock(&sn->udp_lock);
 		return 0;
 	}
@@ -133,8 +133,8 @@ int spray_udp_get(struct spray_net *sn)
 	    spray_udp_open(sn, AF_INET6, port, &sock6))
 		sock6 = NULL;
 	sn->udp_bound_port = port;
-	WRITE_ONCE(sn->udp6_sock, sock6);
-	WRITE_ONCE(sn->udp_sock, sock);
+	rcu_assign_pointer(sn->udp6_sock, sock6);
+	rcu_assign_pointer(sn->udp_sock, sock);
 	mutex_unlock(&sn->udp_lock);
 	return 0;
 }
@@ -156,7 +156,7 @@ int spray_udp_rebind(struct spray_net *sn, u16 port)
 	int err;
 
 	mutex_lock(&sn->udp_lock);
-	if (!sn->udp_sock || sn->udp_bound_port == port) {
+	if (!rcu_access_pointer(sn->udp_sock) || sn->udp_bound_port == port) {
 		mutex_unlock(&sn->udp_lock);
 		return 0;
 	}
@@ -168,14 +168,16 @@ int spray_udp_rebind(struct spray_net *sn, u16 port)
 	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled() &&
 	    spray_udp_open(sn, AF_INET6, port, &s6))
 		s6 = NULL;
-	old4 = sn->udp_sock;
-	old6 = sn->udp6_sock;
-	WRITE_ONCE(sn->udp_sock, s4);
-	WRITE_ONCE(sn->udp6_sock, s6);
+	old4 = rcu_dereference_protected(sn->udp_sock,
+					 lockdep_is_held(&sn->udp_lock));
+	old6 = rcu_dereference_protected(sn->udp6_sock,
+					 lockdep_is_held(&sn->udp_lock));
+	rcu_assign_pointer(sn->udp_sock, s4);
+	rcu_assign_pointer(sn->udp6_sock, s6);
 	sn->udp_bound_port = port;
 	mutex_unlock(&sn->udp_lock);
 
-	/* transmitters read the pointers under RCU */
+	/* transmitters and route lookups read the pointers under RCU */
 	synchronize_rcu();
 	udp_tunnel_sock_release(old4);
 	if (old6)
@@ -189,22 +191,25 @@ int spray_udp_rebind(struct spray_net *sn, u16 port)
  */
 void spray_udp_put_all(struct spray_net *sn)
 {
-	if (sn->udp6_sock) {
-		udp_tunnel_sock_release(sn->udp6_sock);
-		sn->udp6_sock = NULL;
-	}
-	if (sn->udp_sock) {
-		udp_tunnel_sock_release(sn->udp_sock);
-		sn->udp_sock = NULL;
-	}
+	struct socket *s4 = rcu_dereference_protected(sn->udp_sock, 1);
+	struct socket *s6 = rcu_dereference_protected(sn->udp6_sock, 1);
+
+	RCU_INIT_POINTER(sn->udp6_sock, NULL);
+	RCU_INIT_POINTER(sn->udp_sock, NULL);
+	/* no reader is left: the namespace is going away */
+	if (s6)
+		udp_tunnel_sock_release(s6);
+	if (s4)
+		udp_tunnel_sock_release(s4);
 }
 
+/* Caller holds rcu_read_lock(): the UDP socket may be replaced meanwhile. */
 static struct dst_entry *spray_route6(struct spray_net *sn,
 				      const struct in6_addr *saddr,
 				      const struct in6_addr *daddr,
 				      u32 oif, u16 ev, struct flowi6 *fl6)
 {
-	struct socket *sock = READ_ONCE(sn->udp6_sock);
+	struct socket *sock = rcu_dereference(sn->udp6_sock);
 
 	if (!IS_ENABLED(CONFIG_IPV6) || !sock)
 		return ERR_PTR(-EAFNOSUPPORT);
@@ -230,19 +235,8 @@ static struct rtable *spray_route4(struct spray_net *sn, __be32 saddr,
 	return ip_route_output_key(sn->net, fl4);
 }
 
-/**
- * spray_udp_path() - source address and payload room towards a peer
- * @sn: the namespace
- * @saddr: in: the bound address (or any), out: the source to use
- * @daddr: destination (IPv4 v4-mapped)
- * @oif: interface of a link-local IPv6 destination, else 0
- * @payload: out: UDP payload bytes that fit the path MTU
- *
- * Return: 0, the routing error (-ENETUNREACH, ...), or -EINVAL if
- * @daddr is a broadcast address.
- */
-int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
-		   const struct in6_addr *daddr, u32 oif, u32 *payload)
+static int __spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
+			    const struct in6_addr *daddr, u32 oif, u32 *payload)
 {
 	u32 mtu;
 
@@ -283,6 +277,31 @@ int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 	}
 }
 
+/**
+ * spray_udp_path() - source address and payload room towards a peer
+ * @sn: the namespace
+ * @saddr: in: the bound address (or any), out: the source to use
+ * @daddr: destination (IPv4 v4-mapped)
+ * @oif: interface of a link-local IPv6 destination, else 0
+ * @payload: out: UDP payload bytes that fit the path MTU
+ *
+ * Any context: the lookup runs under rcu_read_lock(), as the namespace's
+ * UDP socket may be replaced (a new udp-port) while it runs.
+ *
+ * Return: 0, the routing error (-ENETUNREACH, ...), or -EINVAL if
+ * @daddr is a broadcast address.
+ */
+int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
+		   const struct in6_addr *daddr, u32 oif, u32 *payload)
+{
+	int err;
+
+	rcu_read_lock();
+	err = __spray_udp_path(sn, saddr, daddr, oif, payload);
+	rcu_read_unlock();
+	return err;
+}
+
 static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 {
 	struct spray_skb_cb cb = *SPRAY_SKB_CB(skb);
@@ -293,7 +312,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 		struct flowi4 fl4;
 		struct rtable *rt;
 
-		sock = READ_ONCE(sn->udp_sock);
+		sock = rcu_dereference(sn->udp_sock);
 		if (unlikely(!sock))
 			goto drop;
 		rt = spray_route4(sn, cb.saddr.s6_addr32[3],
@@ -315,7 +334,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 		struct dst_entry *dst;
 		struct flowi6 fl6;
 
-		sock = READ_ONCE(sn->udp6_sock);
+		sock = rcu_dereference(sn->udp6_sock);
 		if (unlikely(!sock))
 			goto drop;
 		dst = spray_route6(sn, &cb.saddr, &cb.daddr, cb.oif, cb.ev,

@@ -541,6 +541,7 @@ static const char *const stats_names[] = {
 	[SPRAY_A_STATS_LOST_NACK] = "lost-nack",
 	[SPRAY_A_STATS_LOST_RTO] = "lost-rto",
 	[SPRAY_A_STATS_SPURIOUS_LOSS] = "spurious-loss",
+	[SPRAY_A_STATS_WINDOW_PROBES] = "window-probes",
 };
 
 static int stats_cb(const struct nlmsghdr *nlh, void *data)
