@@ -9,7 +9,8 @@
 source "$(dirname "$0")/lib.sh"
 top=$(dirname "$here")
 SC=$top/userspace/sprayctl/sprayctl
-trap cleanup_ns EXIT
+tmp=$(mktemp -d)
+trap 'cleanup_ns; rm -rf "$tmp"' EXIT
 
 setup_ns h1 h2 || { fail "setup namespaces"; tap_end; }
 ip link add eth0 netns "$h1" type veth peer name eth0 netns "$h2"
@@ -107,5 +108,49 @@ check "repeated, overlapping, off-grid and tiny fragments: drop-frag ($(( $(stat
 	[ $(( $(stat2 drop-frag) - before )) -eq 13 ]
 ip netns exec "$h2" "$SC" -t stats | grep -v "	0$" | sed "s/^/# /"
 check "nothing was delivered to the socket" [ "$(stat2 rx-msgs)" = 0 ]
+
+# ---- NACKs to packets that no connection expects are rate-limited per
+# source: a flood with a forged source address is not reflected at it
+FLOOD=$here/spray_flood
+before=$(stat2 no-socket); limited=$(stat2 drop-nack-ratelimit)
+t0=$(date +%s%N)
+ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7999 -n 1000 synfull >/dev/null
+busywait 10000 eval '[ $(( $(stat2 no-socket) - before )) -ge 1000 ]'
+secs=$(( ($(date +%s%N) - t0 + 999999999) / 1000000000 ))
+answered=$(( 1000 - ($(stat2 drop-nack-ratelimit) - limited) ))
+check "1000 DATA packets to an unbound port: $answered NACKs in ${secs} s (20 at once, 20 a second)" \
+	[ "$answered" -ge 1 -a "$answered" -le $((20 + 20 * secs + 5)) ]
+check "  a real sender still learns that nobody listens there" \
+	ip netns exec "$h1" "$here/spray_msg" fail 10.0.1.1 7300 10.0.1.2 7999 10
+
+# ---- a forged SYN cannot take a live connection from its real peer: a
+# transfer h1 -> h2 goes on while SYNs from h1's address and spray port,
+# each a new incarnation with a far-future timestamp, claim its connection
+hold_start RX ip netns exec "$h2" "$here/spray_msg" recv 10.0.1.2 7001 40 fixed:1000 1 60
+ip netns exec "$h1" "$here/spray_msg" send 10.0.1.1 7100 10.0.1.2 7001 40 fixed:1000 1 10 \
+	>"$tmp/lock.send" 2>&1 &
+sender=$!
+busywait 10000 eval '[ "$(stat2 rx-msgs)" -ge 3 ]'
+ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7001 -S 7100 \
+	-t 18446744073709551615 -n 300 -r 100 syn >/dev/null
+wait $sender
+check "  the real sender's 40 messages acknowledged ($(cat "$tmp/lock.send"))" [ $? -eq 0 ]
+check "  and received, each once" hold_stop RX
+RX_FD=
+
+# ---- packets not valid for a connection (ACKs and NACKs naming another
+# incarnation, PROBEs of one it does not have) do not keep it alive: it
+# idles out while they keep coming
+ip netns exec "$h2" "$SC" set idle-timeout-ms 500
+closed=$(stat2 conn-close)
+ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7000 -S 21000 -c 0x4242 -n 1 open >/dev/null
+busywait 5000 eval '[ "$(stat2 conn-open)" -gt "$(stat2 conn-close)" ]'
+ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7000 -S 21000 -c 0x4242 -n 400 -r 100 junk \
+	>/dev/null &
+junk=$!
+busywait 3000 eval '[ "$(stat2 conn-close)" -gt "$closed" ]'
+still() { [ "$(stat2 conn-close)" -gt "$closed" ] && kill -0 $junk 2>/dev/null; }
+check "a connection idles out while junk for it keeps coming" still
+kill $junk 2>/dev/null; wait $junk 2>/dev/null
 hold_stop R
 tap_end

@@ -28,6 +28,8 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -39,7 +41,6 @@
 
 #define MAX_MSG		(8 << 20)
 #define TIMEOUT_MS	20000
-#define SPRAYCTL	"../userspace/sprayctl/sprayctl"
 
 static int wait_readable(int fd, int ms)
 {
@@ -821,9 +822,10 @@ TEST_F_TIMEOUT(pair, close_with_blocked_threads, 60)
 	ASSERT_TRUE(wait_blocked(&r, self->a, 0));
 	ASSERT_TRUE(wait_blocked(&s, self->a, 1));
 	EXPECT_EQ(0, close(self->a));
-	EXPECT_EQ(0, close(self->b));
 	ASSERT_EQ(0, join_within(tr, 10)) TH_LOG("recv hangs after close");
 	ASSERT_EQ(0, join_within(ts, 10)) TH_LOG("send hangs after close");
+	/* (b, which never reads, keeps a's queue full until then) */
+	EXPECT_EQ(0, close(self->b));
 	EXPECT_EQ(-1, r.ret);
 	EXPECT_EQ(EAGAIN, r.err) TH_LOG("recv: %s", strerror(r.err));
 	EXPECT_EQ(-1, s.ret);
@@ -1232,6 +1234,116 @@ TEST_F_TIMEOUT(pair, receiver_never_reads_tiny_rcvbuf, 180)
 	free(seen);
 	close(a);
 	close(b);
+}
+
+/* A number from a cgroup file: the whole file, or the line "KEY N". */
+static long cg_read(const char *cg, const char *file, const char *key)
+{
+	char path[256], line[256], k[64];
+	long v = -1, n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!key && sscanf(line, "%ld", &n) == 1)
+			v = n;
+		else if (key && sscanf(line, "%63s %ld", k, &n) == 2 &&
+			 !strcmp(k, key))
+			v = n;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * An unprivileged user sends 1-byte messages to a socket that never reads,
+ * as fast as the kernel takes them: what the queues hold is what they
+ * charge (the message records, not one byte each), bounded by SO_SNDBUF
+ * and SO_RCVBUF, and charged to the user's memory cgroup.
+ */
+TEST_F_TIMEOUT(pair, tiny_messages_bounded_and_accounted, 180)
+{
+	char cgdir[] = "/tmp/spray-cg-XXXXXX", cg[300], buf[340];
+	struct sockaddr_spray me = spray_sa4("127.0.0.1", 0);
+	int pipe_up[2], pipe_down[2], sndbuf = 0, rcvbuf = 0;
+	long count = -1, sock, cur, rxq = -1, txq = -1;
+	socklen_t sl = sizeof(int);
+	pid_t child;
+
+	ASSERT_NE(NULL, mkdtemp(cgdir));
+	/* a cgroup v2 hierarchy of our own, the memory controller on */
+	if (mount("none", cgdir, "cgroup2", 0, NULL)) {
+		rmdir(cgdir);
+		SKIP(return, "no cgroup2: %s", strerror(errno));
+	}
+	snprintf(cg, sizeof(cg), "%s/spray-%d", cgdir, getpid());
+	if (sh("echo +memory > %s/cgroup.subtree_control", cgdir) ||
+	    mkdir(cg, 0755)) {
+		umount(cgdir);
+		rmdir(cgdir);
+		SKIP(return, "no memory controller");
+	}
+	ASSERT_EQ(0, getsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &sl));
+	ASSERT_EQ(0, pipe(pipe_up));
+	ASSERT_EQ(0, pipe(pipe_down));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		long n = 0;
+		int fd;
+
+		close(pipe_up[0]);
+		close(pipe_down[1]);
+		snprintf(buf, sizeof(buf), "%s/cgroup.procs", cg);
+		fd = open(buf, O_WRONLY);
+		if (fd < 0 || write(fd, "0", 1) != 1 || setgid(65534) ||
+		    setuid(65534))
+			_exit(2);
+		close(fd);
+		fd = socket(AF_SPRAY, SOCK_DGRAM, 0);
+		if (fd < 0 || spray_bind(fd, &me))
+			_exit(3);
+		getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl);
+		while (n < (4 << 20) &&
+		       sendto(fd, "x", 1, MSG_DONTWAIT,
+			      (struct sockaddr *)&self->sb,
+			      sizeof(self->sb)) == 1)
+			n++;
+		if (write(pipe_up[1], &n, sizeof(n)) != sizeof(n) ||
+		    write(pipe_up[1], &sndbuf, sizeof(sndbuf)) != sizeof(sndbuf))
+			_exit(4);
+		/* hold the socket until the parent has measured */
+		if (read(pipe_down[0], &n, 1) < 0)
+			_exit(5);
+		_exit(0);
+	}
+	close(pipe_up[1]);
+	close(pipe_down[0]);
+	ASSERT_EQ((ssize_t)sizeof(count), read(pipe_up[0], &count, sizeof(count)));
+	ASSERT_EQ((ssize_t)sizeof(sndbuf),
+		  read(pipe_up[0], &sndbuf, sizeof(sndbuf)));
+	cur = cg_read(cg, "memory.current", NULL);
+	sock = cg_read(cg, "memory.stat", "sock");
+	queues(ntohs(self->sb.sspray_port), &rxq, &txq);
+	TH_LOG("%ld messages of 1 byte queued (SO_SNDBUF %d); cgroup: %ld bytes, "
+	       "%ld of them socket memory; receiver holds %ld (SO_RCVBUF %d)",
+	       count, sndbuf, cur, sock, rxq, rcvbuf);
+	/* each message costs what it holds: the queue stops long before */
+	EXPECT_GT(sndbuf / 64, count);
+	/* charged to the sender's cgroup, about what it holds */
+	EXPECT_LE(count * 64, sock);
+	EXPECT_GE(sndbuf + (8 << 20), sock);
+	EXPECT_GE(sndbuf + (16 << 20), cur);
+	/* the receiver that never reads: bounded by SO_RCVBUF too */
+	EXPECT_GE(rcvbuf + 65536, rxq);
+	close(pipe_down[1]);
+	waitpid(child, NULL, 0);
+	rmdir(cg);
+	umount(cgdir);
+	rmdir(cgdir);
 }
 
 TEST_HARNESS_MAIN

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Module lifetime: an open socket pins the module (rmmod refused), unload
 # succeeds once the last socket is closed, and the family comes back on
-# reload. Expects spray.ko loaded; leaves it loaded.
+# reload; a closed socket still delivering its messages (an orphan) does
+# not pin it: rmmod ends it. Expects spray.ko loaded; leaves it loaded.
 source "$(dirname "$0")/lib.sh"
 ko=${SPRAY_KO:?SPRAY_KO: path of spray.ko}
 
@@ -26,4 +27,24 @@ quiet_hold() { "$here/spray_hold" </dev/null >/dev/null 2>&1; }
 check "family gone after unload" not quiet_hold
 check "reload" load_spray "$ko"
 check "family back after reload" quiet_hold
+
+# An orphan: a message to a peer that never answers, its socket closed. It
+# would linger for minutes (retry-limit 255, RTO up to 4 s); rmmod ends it.
+SC=$(dirname "$here")/userspace/sprayctl/sprayctl
+setup_ns nsO
+trap cleanup_ns EXIT
+ip -n "$nsO" addr add 10.91.0.1/24 dev lo
+ip -n "$nsO" route add 10.92.0.0/24 dev lo
+ip netns exec "$nsO" "$SC" set retry-limit 255 rto-max-us 4000000
+ip netns exec "$nsO" "$here/spray_msg" send 10.91.0.1 7500 10.92.0.9 7500 1 fixed:1000 1 \
+	</dev/null >/dev/null 2>&1 &
+orphan=$!
+bound() { [ "$(ip netns exec "$nsO" "$SC" -j stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["bound-sockets"])')" = "$1" ]; }
+check "a sender with a message nobody acknowledges" busywait 10000 bound 1
+kill $orphan; wait $orphan 2>/dev/null
+check "its socket closed, it lingers" bound 1
+check "the orphan does not pin the module" busywait 5000 refcnt_zero
+check "rmmod ends it" rmmod spray
+check "reload after that" load_spray "$ko"
+check "the namespace goes" ip netns del "$nsO"
 tap_end

@@ -19,7 +19,7 @@ SCHEMA=$KSRC/Documentation/netlink/genetlink.yaml
 tmp=$(mktemp -d)
 cleanup() {
 	local n
-	for n in H1 H2 HM HP; do
+	for n in H1 H2 HM HP HR; do
 		eval "[ -n \"\${${n}_FD:-}\" ]" && hold_stop "$n" 2>/dev/null
 	done
 	cleanup_ns
@@ -83,6 +83,17 @@ check "  extack: rto-min-us exceeds rto-max-us" err_has "rto-min-us exceeds rto-
 check "  extack names rto-min-us" err_has "attribute rto-min-us"
 check "rto-max-us below the current rto-min-us refused" refused scn "$nsA" set rto-max-us 10
 check "  extack names rto-max-us" err_has "attribute rto-max-us"
+# the send window keeps timeouts in 32-bit nanoseconds: at most 4 s
+check "rto-max-us above 4 s refused" refused scn "$nsA" set rto-min-us 10000 rto-max-us 4300000
+check "  extack names rto-max-us and its range" err_has "(attribute rto-max-us, valid 1..4000000)"
+check "rto-min-us above 4 s refused" refused scn "$nsA" set rto-min-us 4000001
+check "  extack names rto-min-us" err_has "attribute rto-min-us"
+check "rto-min-us 10 ms and rto-max-us 4 s accepted" scn "$nsA" set rto-min-us 10000 rto-max-us 4000000
+hold_start HR ip netns exec "$nsA" "$here/spray_msg" recv 127.0.0.1 7301 5 fixed:1000 1 20
+ip netns exec "$nsA" "$here/spray_msg" send 127.0.0.1 7302 127.0.0.1 7301 5 fixed:1000 1 >/dev/null
+check "  and 5 messages of 1000 bytes arrive with them" hold_stop HR
+HR_FD=
+scn "$nsA" set rto-min-us 2000 rto-max-us 400000
 check "set with no attribute refused" refused scn "$nsA" set
 check "  extack: no setting given" err_has "no setting given"
 check "wrong attribute width (u64 for u32) refused" refused scn "$nsA" -T set nr-evs 8
@@ -155,6 +166,16 @@ scn "$nsA" -t paths >"$tmp/paths"
 check "paths dump: 4 entropy values for each of the $P senders" \
 	[ "$(wc -l <"$tmp/paths")" -eq $((4 * P)) ]
 check "peers -j is valid JSON" bash -c "ip netns exec '$nsA' '$SC' -j peers | python3 -m json.tool >/dev/null"
+# connection ids let whoever can send from the peer's address speak in the
+# connection: only CAP_NET_ADMIN over the namespace sees them
+cids() {	# cids [CMD PREFIX...]: rows of the peers dump that show a cid
+	ip netns exec "$nsA" "$@" "$SC" -j peers | python3 -c '
+import json, sys
+print(sum(1 for r in json.load(sys.stdin) if "local-cid" in r or "remote-cid" in r))'
+}
+check "root sees the connection ids" [ "$(cids)" -eq $((2 * P)) ]
+check "an unprivileged user does not" [ "$(cids setpriv --reuid=65534 --regid=65534 --clear-groups)" -eq 0 ]
+check "  nor root without CAP_NET_ADMIN" [ "$(cids setpriv --inh-caps=-net_admin --bounding-set=-net_admin)" -eq 0 ]
 check "paths -j is valid JSON" bash -c "ip netns exec '$nsA' '$SC' -j paths | python3 -m json.tool >/dev/null"
 check "nsB sees none of nsA's peers" [ "$(scn "$nsB" -t peers | wc -l)" -eq 0 ]
 hold_stop HP; HP_FD=

@@ -25,6 +25,9 @@ MK
 )
 fi
 
+# The plan, so that a runner whose guest died knows what was left.
+echo "$@" >"$OUT/tests"
+
 # Slow kernels (the debug kernel: scripts/debug-kernel.sh) scale the
 # per-test timeout by SPRAY_TIMEOUT_MULT.
 tmo=$((600 * ${SPRAY_TIMEOUT_MULT:-1}))

@@ -57,6 +57,9 @@
  *   dup       that connection, its first psn again     drop-dup
  *   ackcid    ACK/NACK to that source with a wrong dst_cid, absurd
  *             cum/sack/grant                       drop-stale
+ *   junk      to that connection: ACK/NACK with a wrong dst_cid and
+ *             PROBEs of another incarnation (src_cid not -c): none is
+ *             valid for it, none keeps it alive     drop-stale
  *   replay    one whole one-packet message (cid -c, psn = cid, ts -t),
  *             COUNT times: delivered once, then drop-dup
  *   stale     first a newer incarnation of that (cid -c + 1, ts -t + 1),
@@ -511,6 +514,15 @@ static int build(const char *kind, u32 i, u8 *buf, struct source *s, u16 *ev)
 		return (int)build_ctl(buf, s, SPRAY_T_ACK + i % 2, 0, opt.cid,
 				      v);
 	}
+	if (!strcmp(kind, "junk")) {
+		do {
+			v = rnd();
+		} while (v == opt.cid || !v);
+		if (i % 3 == 2)
+			return (int)build_ctl(buf, s, SPRAY_T_PROBE, 0, v, 0);
+		return (int)build_ctl(buf, s, SPRAY_T_ACK + i % 2, 0, opt.cid,
+				      v);
+	}
 	if (!strcmp(kind, "replay") || (!strcmp(kind, "stale") && i))
 		return (int)build_data(buf, s, SPRAY_F_SYN, opt.cid, opt.cid,
 				       0, opt.len, 0, opt.len);
@@ -540,7 +552,8 @@ static const struct {
 	{ "len", -SPRAY_DROP_LEN }, { "field", -SPRAY_DROP_FIELD },
 	{ "nosyn", 0 }, { "ctl", 0 }, { "syn", 0 }, { "synfull", 0 },
 	{ "bigmsg", 0 }, { "tinymsg", 0 }, { "open", 0 }, { "far", 0 },
-	{ "beyond", 0 }, { "dup", 0 }, { "ackcid", 0 }, { "replay", 0 },
+	{ "beyond", 0 }, { "dup", 0 }, { "ackcid", 0 }, { "junk", 0 },
+	{ "replay", 0 },
 	{ "stale", 0 },
 };
 

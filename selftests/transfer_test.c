@@ -223,7 +223,7 @@ TEST_F(pair, ordered_option)
 TEST_F(pair, send_to_closed_port_reports_error)
 {
 	struct sockaddr_spray nobody = sa_of(variant->addr, 9);
-	char buf[100] = "x", cbuf[256];
+	char buf[100] = "x", cbuf[256], back[200];
 	struct sockaddr_spray from;
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -253,7 +253,15 @@ TEST_F(pair, send_to_closed_port_reports_error)
 	m.msg_namelen = sizeof(from);
 	m.msg_control = cbuf;
 	m.msg_controllen = sizeof(cbuf);
-	ASSERT_EQ(0, recvmsg(self->a, &m, MSG_ERRQUEUE)) TH_LOG("%s", strerror(errno));
+	/* the message comes back with the error: its 100 bytes */
+	memset(back, 0xee, sizeof(back));
+	iov.iov_base = back;
+	iov.iov_len = sizeof(back);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	ASSERT_EQ(100, recvmsg(self->a, &m, MSG_ERRQUEUE)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(0, memcmp(back, buf, sizeof(buf)));
+	EXPECT_FALSE(m.msg_flags & MSG_TRUNC);
 	EXPECT_TRUE(m.msg_flags & MSG_ERRQUEUE);
 	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
 		if (cm->cmsg_level == SOL_SPRAY && cm->cmsg_type == SPRAY_CMSG_ERR)
@@ -269,6 +277,23 @@ TEST_F(pair, send_to_closed_port_reports_error)
 	errno = 0;
 	EXPECT_EQ(-1, recvmsg(self->a, &m, MSG_ERRQUEUE));
 	EXPECT_EQ(EAGAIN, errno);
+
+	/* a short buffer: truncated as a message is; MSG_TRUNC: the length */
+	ASSERT_EQ(100, spray_sendto(self->a, buf, 100, &nobody));
+	ASSERT_EQ(1, poll(&p, 1, TIMEOUT_MS));
+	EXPECT_EQ(100, recv(self->a, back, 10, MSG_ERRQUEUE | MSG_TRUNC));
+	ASSERT_EQ(100, spray_sendto(self->a, buf, 100, &nobody));
+	ASSERT_EQ(1, poll(&p, 1, TIMEOUT_MS));
+	memset(&m, 0, sizeof(m));
+	iov.iov_len = 10;
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	EXPECT_EQ(10, recvmsg(self->a, &m, MSG_ERRQUEUE));
+	EXPECT_TRUE(m.msg_flags & MSG_TRUNC);
+	/* the error queue does not peek */
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->a, back, sizeof(back), MSG_ERRQUEUE | MSG_PEEK));
+	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
 TEST_F(pair, sendmsg_bad_input)

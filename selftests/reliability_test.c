@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY delivery guarantees a user relies on, each where it used to
+ * break (issue 14): a lost window update, a message larger than the
+ * receiver takes, a receiver that restarts or forgets its sender, ordered
+ * delivery switched during traffic, a multi-homed receiver, a message
+ * larger than the receive buffer, and close() with messages still queued.
+ *
+ * Most tests run between two namespaces, so that each end has its own
+ * settings (sprayctl set acts per namespace):
+ *
+ *   this process's namespace A          namespace B (ip netns)
+ *   10.77.0.1  fd77::1  -- veth va/vb --  10.77.0.2  fd77::2
+ *   socket a (sender)                     socket b (receiver)
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/errqueue.h>
+#include <linux/sockios.h>
+
+#include "kselftest_harness.h"
+#include "spray_test.h"
+
+#define PORT_A	7100
+#define PORT_B	7200
+
+/* Message content: a function of its number and length, checked byte by byte. */
+static void fill(unsigned char *buf, uint32_t len, uint32_t seq)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(seq * 131 + i * 7 + (i >> 9));
+	if (len >= 4)
+		memcpy(buf, &seq, 4);
+}
+
+/* The message's number if it is intact, else -1. */
+static long check(const unsigned char *buf, uint32_t len)
+{
+	uint32_t seq = 0, i;
+
+	if (len >= 4)
+		memcpy(&seq, buf, 4);
+	for (i = 4; i < len; i++)
+		if (buf[i] != (unsigned char)(seq * 131 + i * 7 + (i >> 9)))
+			return -1;
+	return seq;
+}
+
+FIXTURE(two) {
+	char nb[32];
+	int a, b;
+	struct sockaddr_spray sa, sb;
+};
+
+FIXTURE_VARIANT(two) {
+	bool v6;
+};
+
+FIXTURE_VARIANT_ADD(two, ipv4) {
+	.v6 = false,
+};
+
+FIXTURE_VARIANT_ADD(two, ipv6) {
+	.v6 = true,
+};
+
+/* A socket bound in namespace @ns (NULL: ours), to @addr:@port. */
+static int sock_in(const char *ns, const struct sockaddr_spray *sa)
+{
+	int self = open("/proc/self/ns/net", O_RDONLY), fd = -1;
+
+	if (self < 0)
+		return -1;
+	if (!ns || !spray_setns(ns)) {
+		fd = socket(AF_SPRAY, SOCK_DGRAM, 0);
+		if (fd >= 0 && spray_bind(fd, sa)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (ns && setns(self, CLONE_NEWNET))
+		abort();
+	close(self);
+	return fd;
+}
+
+static struct sockaddr_spray addr_of(bool v6, int host, int port)
+{
+	char ip[32];
+
+	if (v6) {
+		snprintf(ip, sizeof(ip), "fd77::%d", host);
+		return spray_sa6(ip, port);
+	}
+	snprintf(ip, sizeof(ip), "10.77.0.%d", host);
+	return spray_sa4(ip, port);
+}
+
+FIXTURE_SETUP(two)
+{
+	ASSERT_EQ(0, spray_enter_netns(0));
+	snprintf(self->nb, sizeof(self->nb), "relb%d", getpid());
+	ASSERT_EQ(0, spray_sh("ip netns add %s && ip -n %s link set lo up && "
+			      "ip link add va type veth peer name vb netns %s && "
+			      "ip addr add 10.77.0.1/24 dev va && "
+			      "ip addr add fd77::1/64 dev va nodad && "
+			      "ip link set va up && "
+			      "ip -n %s addr add 10.77.0.2/24 dev vb && "
+			      "ip -n %s addr add fd77::2/64 dev vb nodad && "
+			      "ip -n %s link set vb up",
+			      self->nb, self->nb, self->nb, self->nb, self->nb,
+			      self->nb));
+	/* the link is up once a ping crosses it */
+	ASSERT_EQ(0, spray_sh("for i in $(seq 50); do ping -c1 -W1 %s "
+			      ">/dev/null 2>&1 && exit 0; sleep 0.1; done; exit 1",
+			      variant->v6 ? "fd77::2" : "10.77.0.2"));
+	self->sa = addr_of(variant->v6, 1, PORT_A);
+	self->sb = addr_of(variant->v6, 2, PORT_B);
+	self->a = sock_in(NULL, &self->sa);
+	self->b = sock_in(self->nb, &self->sb);
+	ASSERT_LE(0, self->a);
+	ASSERT_LE(0, self->b);
+}
+
+FIXTURE_TEARDOWN(two)
+{
+	if (self->a >= 0)
+		close(self->a);
+	if (self->b >= 0)
+		close(self->b);
+	spray_sh("ip netns del %s 2>/dev/null", self->nb);
+}
+
+static ssize_t send_seq(int fd, const struct sockaddr_spray *to, uint32_t len,
+			uint32_t seq, int flags)
+{
+	static unsigned char buf[2 << 20];
+
+	fill(buf, len, seq);
+	return sendto(fd, buf, len, flags, (const struct sockaddr *)to,
+		      sizeof(*to));
+}
+
+/* Receive up to @n messages within @ms; mark their numbers in @seen. */
+static unsigned int recv_some(int fd, unsigned int n, int ms, unsigned char *seen,
+		     unsigned int nseen, int *bad)
+{
+	static unsigned char buf[2 << 20];
+	double end = spray_now() + ms / 1000.0;
+	unsigned int got = 0;
+	ssize_t r;
+	long seq;
+
+	while (got < n && spray_now() < end) {
+		if (!spray_wait_readable(fd, 100))
+			continue;
+		r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (r < 0)
+			continue;
+		seq = check(buf, (uint32_t)r);
+		if (seq < 0 || (unsigned long)seq >= nseen || seen[seq]) {
+			(*bad)++;
+			continue;
+		}
+		seen[seq] = 1;
+		got++;
+	}
+	return got;
+}
+
+/* The next error queue entry: errno, cookie and length; -1 if none within @ms. */
+static int errq_next(int fd, int ms, uint64_t *cookie, uint32_t *len,
+		     ssize_t *ret)
+{
+	static unsigned char buf[2 << 20];
+	char ctl[256];
+	struct sockaddr_spray to;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr m = {
+		.msg_name = &to, .msg_namelen = sizeof(to),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct sock_extended_err *ee = NULL;
+	struct pollfd p = { .fd = fd, .events = 0 };
+	struct cmsghdr *c;
+
+	if (poll(&p, 1, ms) != 1 || !(p.revents & POLLERR))
+		return -1;
+	*ret = recvmsg(fd, &m, MSG_ERRQUEUE);
+	if (*ret < 0)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SPRAY)
+			continue;
+		if (c->cmsg_type == SPRAY_CMSG_ERR)
+			ee = (struct sock_extended_err *)CMSG_DATA(c);
+		else if (c->cmsg_type == SPRAY_CMSG_COOKIE)
+			memcpy(cookie, CMSG_DATA(c), sizeof(*cookie));
+	}
+	if (!ee)
+		return -1;
+	*len = ee->ee_info;
+	if (*ret > 0 && check(buf, (uint32_t)*ret) < 0)
+		return -2;	/* the data given back is not the message */
+	return ee->ee_errno;
+}
+
+static ssize_t send_cookie(int fd, const struct sockaddr_spray *to,
+			   uint32_t len, uint32_t seq, uint64_t cookie)
+{
+	static unsigned char buf[2 << 20];
+	union {
+		char b[CMSG_SPACE(sizeof(uint64_t))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = {
+		.msg_name = (void *)to, .msg_namelen = sizeof(*to),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.b, .msg_controllen = sizeof(u.b),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	fill(buf, len, seq);
+	c->cmsg_level = SOL_SPRAY;
+	c->cmsg_type = SPRAY_CMSG_COOKIE;
+	c->cmsg_len = CMSG_LEN(sizeof(cookie));
+	memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
+	return sendmsg(fd, &m, 0);
+}
+
+/* Both ends' counters, into the test's log (after a failure). */
+static void dump_stats(const char *nb)
+{
+	spray_sh("echo '# sender:'; " SPRAYCTL " -t stats | awk '$2 != 0 { print \"#   \" $0 }'; "
+		 SPRAYCTL " -t peers | sed 's/^/#   /'; "
+		 "echo '# receiver:'; ip netns exec %s " SPRAYCTL
+		 " -t stats | awk '$2 != 0 { print \"#   \" $0 }'; "
+		 "ip netns exec %s " SPRAYCTL " -t peers | sed 's/^/#   /'; "
+		 "ip netns exec %s " SPRAYCTL " -t sockets | sed 's/^/#   /'",
+		 nb, nb, nb);
+}
+
+/* SIOCOUTQ: bytes queued and not acknowledged, -1 on error. */
+static int outq(int fd)
+{
+	int q;
+
+	return ioctl(fd, SIOCOUTQ, &q) ? -1 : q;
+}
+
+static int wait_acked(int fd, int ms)
+{
+	double end = spray_now() + ms / 1000.0;
+
+	while (outq(fd) && spray_now() < end)
+		usleep(10000);
+	return outq(fd);
+}
+
+/*
+ * The receiver's window update is lost while nothing is in flight: the
+ * sender's persist timer must find out (it used to wait for ever).
+ */
+TEST_F_TIMEOUT(two, lost_window_update_does_not_stall, 120)
+{
+	/* one packet each: the credit is exact, the grant stops the sender */
+	const unsigned int n = 200, len = 1000;
+	unsigned char seen[200] = {};
+	int rcvbuf = 64 << 10, bad = 0, stable = 0;
+	unsigned int i, got;
+	double end;
+
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				sizeof(rcvbuf)));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
+	/* the receiver's buffer fills, the sender stops: nothing in flight */
+	end = spray_now() + 30;
+	while (stable < 3 && spray_now() < end) {
+		usleep(100000);
+		if (outq(self->a) > 0 &&
+		    spray_ctl_val(NULL, "peers", "in-flight") == 0)
+			stable++;
+		else
+			stable = 0;
+	}
+	ASSERT_EQ(3, stable) TH_LOG("the sender never stopped for credit");
+	/* every packet from b to a is lost while b reads what it holds */
+	ASSERT_EQ(0, spray_sh("ip netns exec %s tc qdisc add dev vb root netem loss 100%%",
+			      self->nb));
+	got = recv_some(self->b, n, 500, seen, n, &bad);
+	ASSERT_LT(0U, got);
+	ASSERT_EQ(0, spray_sh("ip netns exec %s tc qdisc del dev vb root", self->nb));
+	/* the rest arrives: no stall */
+	got += recv_some(self->b, n - got, 20000, seen, n, &bad);
+	EXPECT_EQ(n, got) TH_LOG("%u of %u arrived, %ld window probes", got, n,
+				 spray_ctl_val(NULL, "stats", "window-probes"));
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, wait_acked(self->a, 10000));
+	/* (a probe that finds the receiver still full is refused: it waits) */
+	EXPECT_LE(1, spray_ctl_val(NULL, "stats", "window-probes"));
+}
+
+/*
+ * A message longer than the receiver's max-msg fails at once with EMSGSIZE
+ * (and its cookie); the messages around it are delivered.
+ */
+static void too_big(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(two) *self, bool ordered)
+{
+	unsigned char seen[4] = {};
+	uint32_t len = 0;
+	uint64_t cookie = 0;
+	int one = 1, bad = 0, e;
+	unsigned int got;
+	ssize_t ret = -1;
+	double t0;
+
+	ASSERT_EQ(0, spray_sh("ip netns exec %s " SPRAYCTL " set max-msg 524288",
+			      self->nb));
+	if (ordered)
+		ASSERT_EQ(0, setsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &one,
+					sizeof(one)));
+	t0 = spray_now();
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 0, 0));
+	ASSERT_EQ(1 << 20, send_cookie(self->a, &self->sb, 1 << 20, 1, 42));
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 2, 0));
+	ASSERT_EQ(500000, send_seq(self->a, &self->sb, 500000, 3, 0));
+	e = errq_next(self->a, 10000, &cookie, &len, &ret);
+	EXPECT_EQ(EMSGSIZE, e);
+	EXPECT_EQ(42ULL, cookie);
+	EXPECT_EQ(1U << 20, len);
+	TH_LOG("failed after %.2f s", spray_now() - t0);
+	EXPECT_GT(5.0, spray_now() - t0) TH_LOG("not at once");
+	got = recv_some(self->b, 3, 10000, seen, 4, &bad);
+	EXPECT_EQ(3U, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, seen[1]);
+	EXPECT_EQ(1, seen[3]);
+	EXPECT_EQ(0, wait_acked(self->a, 10000));
+	/* one failure, and the connection carried on */
+	EXPECT_EQ(1, spray_ctl_val(NULL, "stats", "msg-failed"));
+	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "conn-reset"));
+	EXPECT_GT(100, spray_ctl_val(NULL, "stats", "retx-pkts"));
+	/* and it still does */
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 0, 0));
+	memset(seen, 0, sizeof(seen));
+	EXPECT_EQ(1U, recv_some(self->b, 1, 5000, seen, 4, &bad));
+}
+
+TEST_F_TIMEOUT(two, message_above_peer_max_msg_fails_alone, 90)
+{
+	too_big(_metadata, self, false);
+}
+
+TEST_F_TIMEOUT(two, message_above_peer_max_msg_ordered, 90)
+{
+	too_big(_metadata, self, true);
+}
+
+/*
+ * The receiving process exits and a new one binds the same port: the
+ * sender's established connection starts again and delivers to it.
+ */
+TEST_F_TIMEOUT(two, receiver_restart_same_port, 90)
+{
+	unsigned char seen[8] = {};
+	uint64_t cookie;
+	uint32_t len;
+	unsigned int i;
+	ssize_t ret;
+	int bad = 0;
+
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 0, 0));
+	ASSERT_EQ(1U, recv_some(self->b, 1, 10000, seen, 8, &bad));
+	ASSERT_EQ(0, wait_acked(self->a, 5000));
+	close(self->b);
+	self->b = sock_in(self->nb, &self->sb);
+	ASSERT_LE(0, self->b);
+	for (i = 1; i < 6; i++)
+		ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, i, 0));
+	EXPECT_EQ(5U, recv_some(self->b, 5, 15000, seen, 8, &bad));
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, wait_acked(self->a, 5000));
+	EXPECT_EQ(-1, errq_next(self->a, 0, &cookie, &len, &ret))
+		TH_LOG("a message failed");
+	EXPECT_LE(1, spray_ctl_val(NULL, "stats", "conn-reset"));
+}
+
+/*
+ * The receiver forgets an idle sender (its idle timeout is shorter than
+ * the sender's): the next message still arrives.
+ */
+TEST_F_TIMEOUT(two, receiver_idled_out, 90)
+{
+	unsigned char seen[8] = {};
+	uint64_t cookie;
+	uint32_t len;
+	long closed;
+	unsigned int i;
+	ssize_t ret;
+	double end;
+	int bad = 0;
+
+	ASSERT_EQ(0, spray_sh("ip netns exec %s " SPRAYCTL " set idle-timeout-ms 300",
+			      self->nb));
+	for (i = 0; i < 4; i++) {
+		closed = spray_ctl_val(self->nb, "stats", "conn-close");
+		ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, i, 0));
+		ASSERT_EQ(1U, recv_some(self->b, 1, 10000, seen, 8, &bad))
+			TH_LOG("message %u lost", i);
+		/* until the receiver has forgotten us */
+		end = spray_now() + 10;
+		while (spray_ctl_val(self->nb, "stats", "conn-close") <= closed &&
+		       spray_now() < end)
+			usleep(50000);
+		ASSERT_LT(closed, spray_ctl_val(self->nb, "stats", "conn-close"));
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(-1, errq_next(self->a, 0, &cookie, &len, &ret));
+}
+
+/*
+ * SPRAY_ORDERED on a socket that already receives: refused (EBUSY), and
+ * messages keep flowing; turning it off releases what was held back.
+ */
+TEST_F_TIMEOUT(two, ordered_switch_on_during_traffic, 60)
+{
+	unsigned char seen[8] = {};
+	int one = 1, bad = 0, v;
+	socklen_t sl = sizeof(v);
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, i, 0));
+	ASSERT_EQ(3U, recv_some(self->b, 3, 10000, seen, 8, &bad));
+	errno = 0;
+	EXPECT_EQ(-1, setsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &one,
+				 sizeof(one)));
+	EXPECT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, getsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &v, &sl));
+	EXPECT_EQ(0, v);
+	for (; i < 6; i++)
+		ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, i, 0));
+	EXPECT_EQ(3U, recv_some(self->b, 3, 10000, seen, 8, &bad));
+	EXPECT_EQ(0, bad);
+}
+
+TEST_F_TIMEOUT(two, ordered_switch_off_releases_held, 60)
+{
+	unsigned char seen[8] = {};
+	int one = 1, zero = 0, bad = 0;
+	double end;
+
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &one,
+				sizeof(one)));
+	/* retries enough for message 0 to wait as long as it must */
+	ASSERT_EQ(0, spray_sh(SPRAYCTL " set retry-limit 255"));
+	/* every DATA packet of message 0 is dropped on the way */
+	ASSERT_EQ(0, spray_sh("tc qdisc add dev va root handle 1: prio && "
+			      "tc filter add dev va parent 1: protocol %s u32 "
+			      "match u8 1 0xff at %d match u32 0 0xffffffff at %d "
+			      "action drop",
+			      variant->v6 ? "ipv6" : "ip",
+			      variant->v6 ? 49 : 29, variant->v6 ? 72 : 52));
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 0, 0));
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 1, 0));
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 2, 0));
+	/* 1 and 2 arrive and wait for 0 */
+	end = spray_now() + 10;
+	while (spray_ctl_val(self->nb, "stats", "rx-msgs") < 2 &&
+	       spray_now() < end)
+		usleep(20000);
+	ASSERT_EQ(2, spray_ctl_val(self->nb, "stats", "rx-msgs"));
+	EXPECT_EQ(0, spray_wait_readable(self->b, 0));
+	/* unordered now: they come at once */
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SPRAY, SPRAY_ORDERED, &zero,
+				sizeof(zero)));
+	EXPECT_EQ(2U, recv_some(self->b, 2, 1000, seen, 8, &bad));
+	EXPECT_EQ(1, seen[1]);
+	EXPECT_EQ(1, seen[2]);
+	/* and 0 once it can pass */
+	ASSERT_EQ(0, spray_sh("tc qdisc del dev va root"));
+	EXPECT_EQ(1U, recv_some(self->b, 1, 20000, seen, 8, &bad));
+	EXPECT_EQ(0, bad);
+}
+
+/*
+ * A message larger than SO_RCVBUF (after rmem_max's clamp) is delivered,
+ * among small ones, under loss: never a failed connection.
+ */
+TEST_F_TIMEOUT(two, message_above_rcvbuf_under_loss, 240)
+{
+	const unsigned int n = 12;
+	unsigned char seen[12] = {};
+	int big = 16 << 20, got_buf, bad = 0;
+	socklen_t sl = sizeof(got_buf);
+	unsigned int i, got;
+	uint64_t cookie;
+	uint32_t len;
+	ssize_t ret;
+
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big)));
+	ASSERT_EQ(0, getsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &got_buf, &sl));
+	TH_LOG("asked SO_RCVBUF 16 MiB, got %d", got_buf);
+	ASSERT_GT(1 << 20, got_buf);
+	ASSERT_EQ(0, spray_sh("tc qdisc add dev va root netem loss 2%% && "
+			      "ip netns exec %s tc qdisc add dev vb root netem loss 2%%",
+			      self->nb));
+	for (i = 0; i < n; i++) {
+		uint32_t l = i % 2 ? 1000 : 1 << 20;
+
+		ASSERT_EQ((ssize_t)l, send_seq(self->a, &self->sb, l, i, 0));
+	}
+	got = recv_some(self->b, n, 120000, seen, n, &bad);
+	EXPECT_EQ(n, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, wait_acked(self->a, 20000));
+	EXPECT_EQ(-1, errq_next(self->a, 0, &cookie, &len, &ret));
+	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "msg-failed"));
+	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "conn-reset"));
+	dump_stats(self->nb);
+	TH_LOG("refused %ld, lost %ld, path-down %ld, rto %ld",
+	       spray_ctl_val(self->nb, "stats", "rcvbuf-full"),
+	       spray_ctl_val(NULL, "stats", "lost-pkts"),
+	       spray_ctl_val(NULL, "stats", "path-down"),
+	       spray_ctl_val(NULL, "stats", "rto"));
+}
+
+/* close() right after sending: the messages are still delivered. */
+TEST_F_TIMEOUT(two, close_delivers_queued, 60)
+{
+	const unsigned int n = 20;
+	unsigned char seen[20] = {};
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(50000, send_seq(self->a, &self->sb, 50000, i, 0));
+	close(self->a);
+	self->a = -1;
+	EXPECT_EQ(n, recv_some(self->b, n, 20000, seen, n, &bad));
+	EXPECT_EQ(0, bad);
+	/* the socket goes once everything is acknowledged */
+	for (i = 0; i < 100 && spray_ctl_val(NULL, "stats", "bound-sockets"); i++)
+		usleep(100000);
+	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "bound-sockets"));
+}
+
+/* SO_LINGER 0: close() drops what is queued, at once. */
+TEST_F_TIMEOUT(two, close_linger_zero_drops, 60)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	unsigned int i;
+	double t0;
+
+	/* nothing gets through: everything stays queued */
+	ASSERT_EQ(0, spray_sh("tc qdisc add dev va root netem loss 100%%"));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(50000, send_seq(self->a, &self->sb, 50000, i, 0));
+	ASSERT_LT(0, outq(self->a));
+	ASSERT_EQ(0, setsockopt(self->a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	t0 = spray_now();
+	close(self->a);
+	self->a = -1;
+	EXPECT_GT(0.5, spray_now() - t0);
+	/* gone: no socket, no connection left, the port can be bound again */
+	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "bound-sockets"));
+	self->a = sock_in(NULL, &self->sa);
+	EXPECT_LE(0, self->a);
+}
+
+/* SO_LINGER with a timeout: close() waits for delivery, at most that long. */
+TEST_F_TIMEOUT(two, close_linger_waits, 60)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 2 };
+	unsigned char seen[4] = {};
+	unsigned int i;
+	double t0, dt;
+	int bad = 0;
+
+	/* the path works: close() returns once all is acknowledged */
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(50000, send_seq(self->a, &self->sb, 50000, i, 0));
+	ASSERT_EQ(0, setsockopt(self->a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	t0 = spray_now();
+	close(self->a);
+	dt = spray_now() - t0;
+	self->a = -1;
+	EXPECT_EQ(4U, recv_some(self->b, 4, 5000, seen, 4, &bad));
+	TH_LOG("close() took %.2f s with a working path", dt);
+	EXPECT_GT(2.0, dt);
+
+	/* nothing gets through: close() waits the linger time */
+	self->a = sock_in(NULL, &self->sa);
+	ASSERT_LE(0, self->a);
+	ASSERT_EQ(0, spray_sh("tc qdisc add dev va root netem loss 100%%"));
+	ASSERT_EQ(50000, send_seq(self->a, &self->sb, 50000, 9, 0));
+	ASSERT_EQ(0, setsockopt(self->a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	t0 = spray_now();
+	close(self->a);
+	dt = spray_now() - t0;
+	self->a = -1;
+	TH_LOG("close() took %.2f s with a dead path", dt);
+	EXPECT_LE(1.9, dt);
+	EXPECT_GT(4.0, dt);
+}
+
+/*
+ * A closed socket's undeliverable messages end with its namespace: the
+ * namespace goes away (and takes the orphan with it) without waiting.
+ */
+TEST_F_TIMEOUT(two, orphan_ends_with_namespace, 60)
+{
+	char na[32];
+	int fd;
+
+	/* a sender in a third namespace whose peer never answers */
+	snprintf(na, sizeof(na), "rela%d", getpid());
+	ASSERT_EQ(0, spray_sh("ip netns add %s && ip -n %s link set lo up && "
+			      "ip -n %s addr add 10.88.0.1/24 dev lo && "
+			      "ip -n %s route add 10.89.0.0/24 dev lo",
+			      na, na, na, na));
+	ASSERT_EQ(0, spray_sh("ip netns exec %s " SPRAYCTL
+			      " set retry-limit 255 rto-max-us 4000000", na));
+	{
+		struct sockaddr_spray me = spray_sa4("10.88.0.1", 7300);
+		struct sockaddr_spray far = spray_sa4("10.89.0.9", 7300);
+
+		fd = sock_in(na, &me);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(1000, send_seq(fd, &far, 1000, 0, 0));
+		close(fd);
+	}
+	/* it lingers (for minutes: retry-limit 255 x 4 s) */
+	EXPECT_EQ(1, spray_ctl_val(na, "stats", "bound-sockets"));
+	/* the namespace's deletion ends it: nothing is left behind */
+	ASSERT_EQ(0, spray_sh("ip netns del %s", na));
+}
+
+/*
+ * A socket bound to the wildcard on a host with two addresses answers
+ * from the address its peer used, for everything it sends.
+ */
+FIXTURE(multihomed) {
+	int r, a;
+};
+
+FIXTURE_VARIANT(multihomed) {
+	bool v6;
+};
+
+FIXTURE_VARIANT_ADD(multihomed, ipv4) {
+	.v6 = false,
+};
+
+FIXTURE_VARIANT_ADD(multihomed, ipv6) {
+	.v6 = true,
+};
+
+FIXTURE_SETUP(multihomed)
+{
+	ASSERT_EQ(0, spray_enter_netns(0));
+	ASSERT_EQ(0, spray_sh("ip addr add 10.66.0.1/32 dev lo && "
+			      "ip addr add 10.66.0.2/32 dev lo && "
+			      "ip addr add fd66::1/128 dev lo nodad && "
+			      "ip addr add fd66::2/128 dev lo nodad"));
+	self->r = socket(AF_SPRAY, SOCK_DGRAM, 0);
+	self->a = socket(AF_SPRAY, SOCK_DGRAM, 0);
+	ASSERT_LE(0, self->r);
+	ASSERT_LE(0, self->a);
+}
+
+FIXTURE_TEARDOWN(multihomed)
+{
+	close(self->r);
+	close(self->a);
+}
+
+TEST_F_TIMEOUT(multihomed, answers_from_address_used, 60)
+{
+	struct sockaddr_spray any = spray_sa6("::", 7400), from;
+	struct sockaddr_spray ra, r2, me;
+	static unsigned char buf[4096];
+	socklen_t fl = sizeof(from);
+	unsigned char seen[8] = {};
+	int bad = 0;
+	ssize_t n;
+
+	if (variant->v6) {
+		me = spray_sa6("fd66::1", 7401);
+		r2 = spray_sa6("fd66::2", 7400);
+	} else {
+		any = spray_sa4("0.0.0.0", 7400);
+		me = spray_sa4("10.66.0.1", 7401);
+		r2 = spray_sa4("10.66.0.2", 7400);
+	}
+	ra = me;
+	ASSERT_EQ(0, spray_bind(self->r, &any));
+	ASSERT_EQ(0, spray_bind(self->a, &me));
+	/* a speaks to r's second address */
+	ASSERT_EQ(1000, send_seq(self->a, &r2, 1000, 0, 0));
+	ASSERT_EQ(1, spray_wait_readable(self->r, 5000));
+	n = recvfrom(self->r, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
+	ASSERT_EQ(1000, n);
+	ASSERT_EQ(0, memcmp(&from, &ra, sizeof(ra)));
+	/* r answers: it comes from the address a used */
+	ASSERT_EQ(1000, send_seq(self->r, &from, 1000, 1, 0));
+	ASSERT_EQ(1, spray_wait_readable(self->a, 5000));
+	fl = sizeof(from);
+	n = recvfrom(self->a, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
+	ASSERT_EQ(1000, n);
+	EXPECT_EQ(0, memcmp(&from, &r2, sizeof(r2)))
+		TH_LOG("the answer came from another address of r");
+	/* and a's next messages to that address are acknowledged */
+	ASSERT_EQ(1000, send_seq(self->a, &r2, 1000, 2, 0));
+	ASSERT_EQ(1000, send_seq(self->a, &r2, 1000, 3, 0));
+	EXPECT_EQ(2U, recv_some(self->r, 2, 5000, seen, 8, &bad));
+	EXPECT_EQ(0, wait_acked(self->a, 5000));
+	EXPECT_EQ(0, wait_acked(self->r, 5000));
+	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "msg-failed"));
+}
+
+TEST_HARNESS_MAIN
