@@ -38,7 +38,8 @@ ip netns exec "$h1" "$SC" stats | grep -E "^(tx-|retx|lost|ack-rx|nack-rx|tx-msg
 say "sprayctl peers (h2, receiver)"
 ip netns exec "$h2" "$SC" peers
 say "sprayctl paths (h1): the first entropy values of the peer"
-ip netns exec "$h1" "$SC" paths | head -n 6
+# all of the listing is read (head would end it with SIGPIPE: pipefail)
+ip netns exec "$h1" "$SC" paths | awk 'NR <= 6'
 
 say "unload"
 hold_stop S || true

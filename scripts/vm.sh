@@ -17,6 +17,12 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 KVER=$("$here/scripts/kver.sh" --default)
+# Multi-threaded TCG runs the two vCPUs at once, and does not make live
+# kernel-text patching safe: a static key flipped (timestamping turned on by
+# ping, a tc hook, a tracepoint) while the other vCPU runs that code dies
+# with "Oops: int3". Single-threaded TCG runs one vCPU at a time: immune.
+# SPRAY_TCG_THREAD=multi chooses speed over that (benchmarks).
+TCG_THREAD=${SPRAY_TCG_THREAD:-single}
 OUT=
 MEM=2G
 TIMEOUT=1800
@@ -130,7 +136,7 @@ while :; do
 rm -f "$OUT/started"
 set +e
 timeout --foreground "$TIMEOUT" qemu-system-x86_64 \
-	-accel tcg -machine q35 -cpu max -smp 2 -m "$MEM" \
+	-accel "tcg,thread=$TCG_THREAD" -machine q35 -cpu max -smp 2 -m "$MEM" \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet mitigations=off" \
