@@ -59,15 +59,19 @@ struct ynl_sock *spraynl_open(char *err, size_t errlen)
  */
 static const struct nlmsghdr *last_error(struct ynl_sock *ys)
 {
-	const struct nlmsghdr *nlh = (const void *)ys->rx_buf;
-	int rem = YNL_SOCKET_BUFFER_SIZE;
+	size_t off = 0;
 
-	for (; NLMSG_OK(nlh, rem) && nlh->nlmsg_len; nlh = NLMSG_NEXT(nlh, rem)) {
-		if (nlh->nlmsg_seq != ys->seq)
+	while (off + sizeof(struct nlmsghdr) <= YNL_SOCKET_BUFFER_SIZE) {
+		const struct nlmsghdr *nlh = (const void *)(ys->rx_buf + off);
+
+		if (nlh->nlmsg_len < sizeof(*nlh) ||
+		    off + nlh->nlmsg_len > YNL_SOCKET_BUFFER_SIZE ||
+		    nlh->nlmsg_seq != ys->seq)
 			return NULL;
 		if (nlh->nlmsg_type == NLMSG_ERROR &&
 		    nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr)))
 			return nlh;
+		off += NLMSG_ALIGN(nlh->nlmsg_len);
 	}
 	return NULL;
 }
