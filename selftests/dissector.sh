@@ -30,16 +30,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# report: "PASS what" / "FAIL what: why" lines of dissector_check.py as TAP
-report() {
-	local verdict what
+# check_py NAME ARGS...: run dissector_check.py, its "PASS what" / "FAIL
+# what: why" lines as TAP; a crash (no FAIL line, yet a failure) fails too
+check_py() {
+	local name=$1 verdict what rc; shift
+	python3 "$here/dissector_check.py" "$@" >"$tmp/$name.out" 2>&1
+	rc=$?
 	while read -r verdict what; do
 		case $verdict in
 		PASS) ok "$what" ;;
 		FAIL) fail "$what" ;;
-		*) echo "$verdict $what" ;;
+		\#*) echo "$verdict $what" ;;
+		*) echo "# $verdict $what" ;;
 		esac
-	done <"$1"
+	done <"$tmp/$name.out"
+	if [ $rc -ne 0 ] && ! grep -q "^FAIL" "$tmp/$name.out"; then
+		fail "dissector_check.py $1 exited with status $rc"
+	fi
 }
 
 for t in tshark tcpdump python3; do
@@ -51,8 +58,7 @@ done
 echo "# $(tshark --version 2>/dev/null | head -n 1)"
 
 # ---- 1. built packets
-python3 "$here/dissector_check.py" crafted "$LUA" "$tmp" >"$tmp/crafted.out" 2>&1
-report "$tmp/crafted.out"
+check_py crafted crafted "$LUA" "$tmp"
 echo "# built packets checked at ${SECONDS}s"
 
 # ---- 2. a lossy transfer, captured on the sender
@@ -111,10 +117,9 @@ SPID=
 
 echo "$COUNT $SIZE" >"$tmp/transfer"
 echo "# transfer captured at ${SECONDS}s"
-python3 "$here/dissector_check.py" live "$LUA" "$tmp/cap.pcap" "$tmp" >"$tmp/live.out" 2>&1
-report "$tmp/live.out"
+check_py live live "$LUA" "$tmp/cap.pcap" "$tmp"
 # a failure leaves the capture for a look (scripts/vm.sh -o DIR: DIR/dissector.pcap)
-grep -q "^FAIL" "$tmp/live.out" && [ -n "${SPRAY_OUT:-}" ] &&
+grep -q "^FAIL\|Traceback" "$tmp/live.out" && [ -n "${SPRAY_OUT:-}" ] &&
 	cp "$tmp/cap.pcap" "$SPRAY_OUT/dissector.pcap" &&
 	cp "$tmp"/*.json "$SPRAY_OUT/"
 ip netns exec "$h1" grep "^Udp:" /proc/net/snmp | sed 's/^/# h1 /'
