@@ -117,6 +117,8 @@ fuzz:
 clean:
 	rm -rf build
 	$(MAKE) -C selftests clean
+	$(MAKE) -C userspace/sprayctl clean
+	$(MAKE) -C userspace/lib clean
 	@if [ -d userspace/spraycoll ]; then $(MAKE) -C userspace/spraycoll clean; fi
 	@if [ -d selftests/unit ]; then $(MAKE) -C selftests/unit clean; fi
 	@if [ -d selftests/fuzz ]; then $(MAKE) -C selftests/fuzz clean; fi

@@ -10,8 +10,8 @@ PKGS=(
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	qemu-system-x86 busybox-static
-	libmnl-dev libnl-3-dev libnl-genl-3-dev
 	iproute2 ethtool iputils-ping python3 python3-yaml python3-jsonschema
+	tshark tcpdump
 )
 
 missing=()

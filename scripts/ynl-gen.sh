@@ -6,8 +6,12 @@
 #   Documentation/netlink/specs/spray.yaml
 #     -> include/uapi/linux/spray_netlink.h   (uAPI: attributes, commands)
 #     -> kernel/netlink-gen.h, kernel/netlink-gen.c (policies, split ops)
+#     -> userspace/lib/spray-user.h, userspace/lib/spray-user.c (the client
+#        library of sprayctl and spraycoll: requests, replies, events)
+#   and copies the generator's runtime, tools/net/ynl/lib/ynl{.c,.h,-priv.h},
+#   into userspace/lib/ynl/, so that the tools build from this tree alone.
 #
-#   scripts/ynl-gen.sh           regenerate the three files in place
+#   scripts/ynl-gen.sh           regenerate the files in place
 #   scripts/ynl-gen.sh --check   exit 1 (and show a diff) if a committed
 #                                file differs from what the spec generates
 #
@@ -42,6 +46,8 @@ targets=(
 	"include/uapi/linux/spray_netlink.h uapi --header"
 	"kernel/netlink-gen.h kernel --header"
 	"kernel/netlink-gen.c kernel --source"
+	"userspace/lib/spray-user.h user --header"
+	"userspace/lib/spray-user.c user --source"
 )
 rc=0
 for t in "${targets[@]}"; do
@@ -58,6 +64,22 @@ for t in "${targets[@]}"; do
 	elif ! cmp -s "$out" "$top/$file"; then
 		cp "$out" "$top/$file"
 		echo "	GEN	$file"
+	fi
+done
+
+# The runtime the generated client code is written against, as it is.
+for f in ynl.c ynl.h ynl-priv.h; do
+	src=$KSRC/tools/net/ynl/lib/$f
+	dst=$top/userspace/lib/ynl/$f
+	if [ $check -eq 1 ]; then
+		if ! diff -u "$dst" "$src" >&2; then
+			echo "ynl-gen: userspace/lib/ynl/$f differs from $src: run scripts/ynl-gen.sh" >&2
+			rc=1
+		fi
+	elif ! cmp -s "$src" "$dst"; then
+		mkdir -p "$(dirname "$dst")"
+		cp "$src" "$dst"
+		echo "	COPY	userspace/lib/ynl/$f"
 	fi
 done
 exit $rc

@@ -8,7 +8,10 @@
 #                   2 sockets         1000 sockets
 #
 # every op with valid and invalid attributes (the kernel's extack text is
-# checked), golden outputs, JSON, a sockets dump bigger than one message.
+# checked), golden outputs, JSON validated against sprayctl.schema.json,
+# iproute2's habits (abbreviations, help, -n, filters, the same output on a
+# terminal and in a pipe), monitor and top, a sockets dump bigger than one
+# message. Raw attributes the tools would never send go through the ynl CLI.
 source "$(dirname "$0")/lib.sh"
 top=$(dirname "$here")
 SC=$top/userspace/sprayctl/sprayctl
@@ -16,6 +19,7 @@ KSRC=${KSRC:-/var/cache/spray/linux-source-6.12}
 YNL=$KSRC/tools/net/ynl/cli.py
 SPEC=$top/Documentation/netlink/specs/spray.yaml
 SCHEMA=$KSRC/Documentation/netlink/genetlink.yaml
+JSCHEMA=$top/userspace/sprayctl/sprayctl.schema.json
 tmp=$(mktemp -d)
 cleanup() {
 	local n
@@ -36,13 +40,28 @@ scn() { local ns=$1; shift; ip netns exec "$ns" "$SC" "$@"; }
 refused() { "$@" >/dev/null 2>"$tmp/err"; [ $? -eq 1 ]; }
 err_has() { grep -q -- "$1" "$tmp/err" || { cat "$tmp/err" >&2; false; }; }
 usage_err() { "$@" >/dev/null 2>&1; [ $? -eq 2 ]; }
-val() { "$@" | awk -F'\t' -v k="$KEY" '$1 == k { print $2 }'; }
+# val CMD...: the value of key $KEY in CMD's "key value" lines
+val() { "$@" | awk -v k="$KEY" '$1 == k { print $2 }'; }
 # golden NAME CMD...: output, volatile numbers normalized, equals golden/NAME
 golden() {
 	local name=$1; shift
 	"$@" | sed -E "$NORM" >"$tmp/$name"
 	diff -u "$here/golden/$name" "$tmp/$name" >&2
 }
+# valid DEF CMD...: CMD succeeds and each JSON value it prints is valid
+# against $defs/DEF of sprayctl.schema.json
+valid() {
+	local def=$1; shift
+	"$@" >"$tmp/json" && python3 "$here/json_check.py" "$JSCHEMA" "$def" "$tmp/json"
+}
+# same_json CMD...: -j and -p print the same value
+same_json() {
+	"$SC" -j "$@" >"$tmp/j" && "$SC" -p "$@" >"$tmp/p" &&
+		[ "$(wc -l <"$tmp/p")" -gt "$(wc -l <"$tmp/j")" ] &&
+		python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' "$tmp/j" "$tmp/p"
+}
+# tty CMD...: CMD's output on a terminal (script(1)'s pty), without the CRs
+tty() { script -qec "$(printf '%q ' "$@")" /dev/null </dev/null | tr -d '\r'; }
 
 # ---- config-get / config-set
 check "config-get works" sc show
@@ -50,8 +69,15 @@ KEY=udp-port; check "default udp-port 4797" [ "$(val sc show)" = 4797 ]
 KEY=nr-evs; def_evs=$(val scn "$nsB" show)
 NORM='s/x^//'
 check "show matches golden/show.tsv" golden show.tsv scn "$nsB" -t show
-check "show -p matches golden/show.pretty" golden show.pretty scn "$nsB" -p show
-check "show -j is valid JSON" bash -c "'$SC' -j show | python3 -m json.tool >/dev/null"
+check "show matches golden/show.txt" golden show.txt scn "$nsB" show
+check "show -j is valid (schema: config)" valid config sc -j show
+check "show -p: the same JSON, indented" same_json show
+check "config show = show" [ "$(sc config show)" = "$(sc show)" ]
+check "abbreviations: c sh = s = show" [ "$(sc c sh)" = "$(sc show)" -a "$(sc s)" = "$(sc show)" ]
+check "-n NETNS = ip netns exec NETNS" [ "$(sc -n "$nsB" -j show)" = "$(scn "$nsB" -j show)" ]
+check "-netns and --netns too" [ "$(sc -netns "$nsB" -t show)" = "$(sc --netns "$nsB" -t show)" ]
+check "-n of a namespace that does not exist: refused" refused sc -n nosuchns-$$ show
+check "  says which" err_has "nosuchns-$$"
 
 check "set nr-evs 3 cc-mode sender in nsA" scn "$nsA" set nr-evs 3 cc-mode sender
 KEY=nr-evs; check "nsA reads nr-evs 3" [ "$(val scn "$nsA" show)" = 3 ]
@@ -96,13 +122,26 @@ HR_FD=
 scn "$nsA" set rto-min-us 2000 rto-max-us 400000
 check "set with no attribute refused" refused scn "$nsA" set
 check "  extack: no setting given" err_has "no setting given"
-check "wrong attribute width (u64 for u32) refused" refused scn "$nsA" -T set nr-evs 8
-check "  extack: attribute length" err_has "length"
+check "config set = set" scn "$nsA" config set ack-every 9
+KEY=ack-every; check "  stored" [ "$(val scn "$nsA" -t show)" = 9 ]
+check "conf se (abbreviated) = config set" scn "$nsA" conf se ack-every 64
+KEY=ack-every; check "  stored" [ "$(val scn "$nsA" -t show)" = 64 ]
 KEY=nr-evs; check "refused requests changed nothing" [ "$(val scn "$nsA" show)" = 256 ]
 check "unknown setting: usage error" usage_err sc set bogus 1
 check "bad number: usage error" usage_err sc set nr-evs abc
 check "udp-port 70000: usage error" usage_err sc set udp-port 70000
-check "unknown subcommand: usage error" usage_err sc frobnicate
+check "unknown object: usage error" usage_err sc frobnicate
+check "unknown verb: usage error" usage_err sc config frobnicate
+check "unknown filter: usage error" usage_err sc peers colour blue
+check "bad filter value: usage error" usage_err sc paths state sideways
+check "bad address: usage error" usage_err sc peers remote 10.0.0.1:70000
+check "no hidden option: -T is a usage error" usage_err sc -T show
+# help for every object, either way round, on stdout, status 0
+for o in show set config stats sockets peers paths monitor top; do
+	check "$o help" bash -c "'$SC' $o help | grep -q '^usage: sprayctl $o'"
+	check "help $o" bash -c "'$SC' help $o | grep -q '^usage: sprayctl $o'"
+done
+check "help lists every object" bash -c "'$SC' help | grep -q 'OBJECT := { show | set | config | stats | sockets | peers | paths | monitor | top | help }'"
 
 # ---- permissions
 check "unprivileged user can read the config" setpriv --reuid=65534 --regid=65534 --clear-groups "$SC" show
@@ -127,8 +166,10 @@ fi
 check "stats-get works" scn "$nsB" stats
 NORM='s/\t[0-9]+$/\tN/'
 check "stats matches golden/stats.tsv" golden stats.tsv scn "$nsB" -t stats
-check "stats -j is valid JSON" bash -c "ip netns exec $nsB '$SC' -j stats | python3 -m json.tool >/dev/null"
-KEY=drop-short; check "stats lists drops per reason" [ -n "$(val scn "$nsB" stats)" ]
+check "stats -j is valid (schema: stats)" valid stats scn "$nsB" -j stats
+check "stats -p: the same JSON, indented" same_json -n "$nsB" stats
+KEY=drop-short; check "stats lists drops per reason" [ -n "$(val scn "$nsB" -t stats)" ]
+check "st = stats" [ "$(scn "$nsB" -t st | cut -f1)" = "$(scn "$nsB" -t stats | cut -f1)" ]
 
 # ---- sockets dump
 ip -n "$nsA" addr add ::1/128 dev lo 2>/dev/null
@@ -138,8 +179,28 @@ check "two sockets held in nsA" [ $? -eq 0 ]
 NORM='s/\t[0-9]+$/\tINODE/'
 check "sockets matches golden/sockets.tsv" golden sockets.tsv bash -c \
 	"ip netns exec $nsA '$SC' -t sockets | sort"
-check "sockets -j is valid JSON" bash -c "ip netns exec $nsA '$SC' -j sockets | python3 -m json.tool >/dev/null"
-check "sockets of nsA invisible from nsB" [ -z "$(scn "$nsB" sockets)" ]
+# text: a header, numbers right-aligned (the inode's width varies)
+NORM='s/  +([0-9]+|inode)$/  INODE/'
+check "sockets local ADDR matches golden/sockets.txt" golden sockets.txt \
+	scn "$nsA" sockets local 127.0.0.1:7001
+check "so sh lo [::]:7002 (abbreviated, IPv6) finds the other" \
+	[ "$(scn "$nsA" -t so sh lo '[::]:7002' | cut -f1)" = "[::]:7002" ]
+check "sockets local :7002 (any address)" \
+	[ "$(scn "$nsA" -t sockets local :7002 | cut -f1)" = "[::]:7002" ]
+check "sockets -j is valid (schema: sockets)" valid sockets scn "$nsA" -j sockets
+check "sockets of nsA invisible from nsB" [ -z "$(scn "$nsB" -t sockets)" ]
+NORM='s/x^//'
+check "an empty listing still has its header" golden sockets.empty scn "$nsB" sockets
+check "-j: an empty listing is []" [ "$(scn "$nsB" -j sockets)" = "[]" ]
+if [ -n "$(tty true)" ] || script -qec true /dev/null </dev/null >/dev/null 2>&1; then
+	check "the same output on a terminal as in a pipe (show)" \
+		[ "$(tty "$SC" -n "$nsA" show)" = "$(scn "$nsA" show)" ]
+	check "the same output on a terminal as in a pipe (sockets)" \
+		[ "$(tty "$SC" -n "$nsA" sockets)" = "$(scn "$nsA" sockets)" ]
+	check "  a header in both" [ "$(tty "$SC" -n "$nsB" sockets)" = "$(cat "$here/golden/sockets.empty")" ]
+else
+	skip "no pseudo-terminal for script(1)"
+fi
 ino=$(ip netns exec "$nsA" "$SC" -t sockets | awk -F'\t' '$1 == "127.0.0.1:7001" { print $5 }')
 check "socket inode matches spray_hold's fd in /proc" \
 	bash -c "ls -l /proc/$H1_PID/fd/ | grep -q 'socket:\\[$ino\\]'"
@@ -165,7 +226,8 @@ check "  no connection listed twice" [ "$(cut -f1 "$tmp/peers" | sort -u | wc -l
 scn "$nsA" -t paths >"$tmp/paths"
 check "paths dump: 4 entropy values for each of the $P senders" \
 	[ "$(wc -l <"$tmp/paths")" -eq $((4 * P)) ]
-check "peers -j is valid JSON" bash -c "ip netns exec '$nsA' '$SC' -j peers | python3 -m json.tool >/dev/null"
+check "peers -j is valid (schema: peers)" valid peers scn "$nsA" -j peers
+check "paths -j is valid (schema: paths)" valid paths scn "$nsA" -j paths
 # connection ids let whoever can send from the peer's address speak in the
 # connection: only CAP_NET_ADMIN over the namespace sees them
 cids() {	# cids [CMD PREFIX...]: rows of the peers dump that show a cid
@@ -176,14 +238,91 @@ print(sum(1 for r in json.load(sys.stdin) if "local-cid" in r or "remote-cid" in
 check "root sees the connection ids" [ "$(cids)" -eq $((2 * P)) ]
 check "an unprivileged user does not" [ "$(cids setpriv --reuid=65534 --regid=65534 --clear-groups)" -eq 0 ]
 check "  nor root without CAP_NET_ADMIN" [ "$(cids setpriv --inh-caps=-net_admin --bounding-set=-net_admin)" -eq 0 ]
-check "paths -j is valid JSON" bash -c "ip netns exec '$nsA' '$SC' -j paths | python3 -m json.tool >/dev/null"
 check "nsB sees none of nsA's peers" [ "$(scn "$nsB" -t peers | wc -l)" -eq 0 ]
+check "  but the header of peers" bash -c "ip netns exec '$nsB' '$SC' peers | grep -q '^id  local  remote  local-cid'"
+check "  and of paths" bash -c "ip netns exec '$nsB' '$SC' paths | grep -q '^peer-id  ev  state  tx-pkts'"
+# filters: a peer by its remote address, its paths by peer id and state
+set -- $(awk -F'\t' '$4 != 0 { print $1, $3; exit }' "$tmp/peers")	# a sender
+pid=$1 remote=$2
+check "peers remote $remote: that peer only" \
+	[ "$(scn "$nsA" -t peers remote "$remote" | cut -f1)" = "$pid" ]
+check "peers id $pid: the same" \
+	[ "$(scn "$nsA" -t peers id "$pid" | cut -f3)" = "$remote" ]
+check "peers remote ${remote%:*} (every port): $P + 1 or more" \
+	[ "$(scn "$nsA" -t peers remote "${remote%:*}" | wc -l)" -gt 1 ]
+check "pe re ADDR st idle (abbreviated)" \
+	[ "$(scn "$nsA" -t pe re "$remote" st idle | cut -f1)" = "$pid" ]
+check "peers remote ADDR state active: none" \
+	[ -z "$(scn "$nsA" -t peers remote "$remote" state active)" ]
+check "paths peer $pid: its 4 entropy values" \
+	[ "$(scn "$nsA" -t paths peer "$pid" | wc -l)" -eq 4 ]
+check "paths peer $pid state up: the same 4" \
+	[ "$(scn "$nsA" -t paths peer "$pid" state up | wc -l)" -eq 4 ]
+check "paths peer $pid state down: none, a header" \
+	[ "$(scn "$nsA" paths peer "$pid" state down | wc -l)" -eq 1 ]
+ev=$(scn "$nsA" -t paths peer "$pid" | awk -F'\t' 'NR == 2 { print $2 }')
+check "paths peer $pid ev $ev: one" [ "$(scn "$nsA" -t paths peer "$pid" ev "$ev" | cut -f2)" = "$ev" ]
+check "paths state down: none of the $((4 * P))" [ -z "$(scn "$nsA" -t paths state down)" ]
+check "paths -j with a filter is valid" valid paths scn "$nsA" -j paths peer "$pid"
 hold_stop HP; HP_FD=
 
 # ---- events (path-down is checked in multipath.sh, where a path dies)
 timeout --preserve-status -k 2 2 "$SC" monitor >/dev/null 2>"$tmp/err"
 rc=$?
 check "monitor joins the events group and stops on SIGTERM" [ $rc -eq 0 -a ! -s "$tmp/err" ]
+# A message to a port nobody holds makes a peer-unreachable event. The
+# monitors may join the group after the first try: try until they print.
+ip netns exec "$nsB" timeout 60 "$SC" -j monitor 1 >"$tmp/monj" 2>&1 &
+mj=$!
+ip netns exec "$nsB" timeout 60 "$SC" monitor 1 >"$tmp/mont" 2>&1 &
+mt=$!
+unreach() {
+	ip netns exec "$nsB" "$here/spray_msg" fail 127.0.0.1 7009 127.0.0.1 9 10 >/dev/null
+	[ -s "$tmp/monj" ] && [ -s "$tmp/mont" ]
+}
+check "monitor: a peer-unreachable event" busywait 30000 unreach
+wait $mj $mt
+check "monitor -j: valid (schema: event)" python3 "$here/json_check.py" "$JSCHEMA" event "$tmp/monj"
+check "  names the peer and the error" grep -q '"remote":"127.0.0.1:9".*"error":"ECONNREFUSED"' "$tmp/monj"
+check "  its timestamp is now (within 5 minutes)" python3 -c '
+import datetime, json, sys
+t = datetime.datetime.fromisoformat(json.load(open(sys.argv[1]))["timestamp"])
+sys.exit(abs(t.timestamp() - datetime.datetime.now().timestamp()) > 300)' "$tmp/monj"
+check "monitor (text): [TIMESTAMP] event key value..." grep -Eq \
+	'^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{6}[+-][0-9]{2}:[0-9]{2}\] peer-unreachable local 127.0.0.1:7009 remote 127.0.0.1:9 error ECONNREFUSED$' \
+	"$tmp/mont"
+cat "$tmp/mont" | sed 's/^/# /'
+
+# ---- top: live rates while a paced sender runs in nsB (600 messages of
+# 4 KiB at 100 a second: 6 s, much longer than two frames of 0.5 s)
+ip netns exec "$nsB" "$here/spray_msg" recv 127.0.0.1 7100 600 fixed:4096 5 120 >"$tmp/recv" 2>&1 &
+rpid=$!
+busywait 10000 grep -q ready "$tmp/recv"
+ip netns exec "$nsB" "$here/spray_msg" send 127.0.0.1 0 127.0.0.1 7100 600 fixed:4096 5 100 >"$tmp/send" 2>&1 &
+spid=$!
+KEY=tx-msgs; sending() { [ "$(val scn "$nsB" -t stats)" -gt 0 ]; }
+check "top: the sender has started" busywait 20000 sending
+check "top -n 2 -d 0.5 -j: two frames, valid (schema: top)" valid top scn "$nsB" -j top -n 2 -d 0.5
+check "  two frames" [ "$(wc -l <"$tmp/json")" -eq 2 ]
+cp "$tmp/json" "$tmp/top"
+scn "$nsB" top -n 1 -d 0.5 >"$tmp/topt"
+check "top (text): a frame line and both headers" bash -c "
+	head -1 '$tmp/topt' | grep -Eq '^[0-9T:.+-]+  every 0.5 s  peers [0-9]+  paths [0-9]+, [0-9]+ active$' &&
+	grep -Eq '^ *id +remote +state +srtt-us .* tx-pps +retx-pps +rx-pps +lost-pps +ecn-pps' '$tmp/topt' &&
+	grep -Eq '^peer-id +ev +state +tx-pps +acked-pps +lost-pps +ecn-pps +retx-pps' '$tmp/topt'"
+sed 's/^/# /' "$tmp/topt" | head -n 12
+check "  the sending peer: packets per second sent, its paths up" python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    f = json.loads(line)
+    p = [p for p in f["peers"] if p["remote"] == "127.0.0.1:7100"]
+    assert len(p) == 1 and p[0]["tx-pps"] > 0 and p[0]["paths-up"] > 0, p
+    assert any(q["peer-id"] == p[0]["id"] and q["tx-pps"] > 0 for q in f["paths"])
+    assert any(q["rx-pps"] > 0 for q in f["peers"])	# the receiving end
+' "$tmp/top"
+check "top: bad -d refused as usage" usage_err sc top -d 0
+kill $spid $rpid 2>/dev/null
+wait $spid $rpid 2>/dev/null
 
 # ---- the kernel's own YNL client
 if python3 -c 'import yaml, jsonschema' 2>/dev/null && [ -f "$YNL" ]; then
@@ -199,6 +338,13 @@ if python3 -c 'import yaml, jsonschema' 2>/dev/null && [ -f "$YNL" ]; then
 	ip netns exec "$nsA" python3 "$YNL" --spec "$SPEC" --schema "$SCHEMA" \
 		--do config-set --json '{"ack-every": 99}' >"$tmp/ynl" 2>&1
 	check "ynl cli: out of range refused with extack" grep -q "out of range" "$tmp/ynl"
+	# a raw attribute of the wrong width: the spec with nr-evs as u64
+	sed '/name: nr-evs$/{n;s/type: u32$/type: u64/}' "$SPEC" >"$tmp/u64.yaml"
+	ip netns exec "$nsA" python3 "$YNL" --spec "$tmp/u64.yaml" --schema "$SCHEMA" \
+		--do config-set --json '{"nr-evs": 8}' >"$tmp/ynl" 2>&1
+	check "ynl cli: wrong attribute width (u64 for u32) refused" grep -q "invalid attribute length" "$tmp/ynl" ||
+		sed 's/^/# /' "$tmp/ynl"
+	KEY=nr-evs; check "  nothing changed" [ "$(val scn "$nsA" -t show)" = 4 ]
 	python3 "$YNL" --spec "$SPEC" --schema "$SCHEMA" --do stats-get --json '{}' >"$tmp/ynl" 2>&1
 	check "ynl cli: stats-get" grep -q "'tx-pkts'" "$tmp/ynl"
 else

@@ -7,7 +7,7 @@
  * send to rank 0, which sums them (one record per network namespace).
  *
  * Sources: counters_none, and counters_spray (AF_SPRAY's generic netlink
- * family 'spray' through libnl-genl-3: stats-get and the paths dump).
+ * family 'spray' through libspraynl: stats-get and the paths dump).
  */
 #ifndef _SPRAYCOLL_COUNTERS_H
 #define _SPRAYCOLL_COUNTERS_H
