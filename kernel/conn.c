@@ -663,10 +663,13 @@ static void spray_queue_acks(struct spray_conn *c, u64 now,
 static bool spray_nack_allowed(struct spray_net *sn,
 			       const struct spray_addr *to, u64 now)
 {
+	u32 key[4];
 	bool ok;
 
+	/* the address as it is: a hash key, no arithmetic */
+	memcpy(key, &to->v6, sizeof(key));
 	spin_lock_bh(&sn->nack_rl_lock);
-	ok = spray_rl_allow(&sn->nack_rl, to->v6.s6_addr32, 4, now);
+	ok = spray_rl_allow(&sn->nack_rl, key, 4, now);
 	spin_unlock_bh(&sn->nack_rl_lock);
 	if (!ok)
 		spray_mib_drop(sn, SPRAY_DROP_RATELIMIT);
@@ -938,12 +941,12 @@ static void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 	m->abandoned = true;
 	WRITE_ONCE(c->ss->tx_bytes, c->ss->tx_bytes - (m->len - m->next_off));
 	if (!c->ss->closing && c->ss->errq_len < SPRAY_MAX_ERRQ) {
+		u32 charge = spray_tmsg_charge_nodata();
 		struct spray_tmsg *e;
 
 		e = kzalloc(sizeof(*e), GFP_ATOMIC);
-		if (e && spray_rmem_charge(&c->ss->sk,
-					  spray_tmsg_charge_nodata())) {
-			e->charge = spray_tmsg_charge_nodata();
+		if (e && spray_rmem_charge(&c->ss->sk, charge)) {
+			e->charge = charge;
 			e->len = m->len;
 			e->cookie = m->cookie;
 			e->err = EMSGSIZE;

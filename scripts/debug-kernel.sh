@@ -26,7 +26,8 @@
 #   make KVER=RELEASE KDIR=CACHE/RELEASE module
 #
 # Environment: SPRAY_DEBUG_JOBS (make -j, default 2), SPRAY_TIMEOUT_MULT
-# (passed into the VM for the selftests' timeouts, default 6 under --test).
+# (passed into the VM for the selftests' timeouts, default 6 under --test),
+# SPRAY_STRESS_SECS (how long stress_test runs there, default 180).
 # The VM's tests run with KSFT_MACHINE_SLOW=yes: speed and delay checks
 # (check_speed in selftests/lib.sh) report, not assert.
 set -euo pipefail
@@ -372,6 +373,7 @@ MK
 	: >"$out.times"
 	scripts/vm.sh -k "$REL" -t "${SPRAY_DEBUG_VM_TIMEOUT:-10800}" -o "$out" -- \
 		env SPRAY_TIMEOUT_MULT="${SPRAY_TIMEOUT_MULT:-6}" KSFT_MACHINE_SLOW=yes \
+		SPRAY_STRESS_SECS="${SPRAY_STRESS_SECS:-180}" \
 		scripts/debug-kernel.sh --in-vm "${tests[@]}" 2>&1 | while IFS= read -r l; do
 		printf '%s\n' "$l"
 		l=${l%$'\r'}

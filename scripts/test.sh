@@ -154,7 +154,7 @@ done
 # under an hour: the step gets what is left of 55 minutes, the build (6 to
 # 10 minutes on two idle cores, instant when cached) at most all but 15 of
 # it; what does not fit is skipped, and says so.
-DEBUG_CI_TESTS="socket_test transfer_test hostile_local netns.sh hostile.sh security.sh module.sh netlink.sh"
+DEBUG_CI_TESTS="socket_test transfer_test reliability_test hostile_local stress_test netns.sh hostile.sh security.sh module.sh netlink.sh"
 left=$((55 * 60 - SECONDS))
 if [ $debug = 0 ] || [ $# -gt 0 ]; then
 	:
@@ -174,7 +174,7 @@ else
 	echo "# ==== VM debug kernel $(scripts/debug-kernel.sh --release 2>/dev/null): $DEBUG_CI_TESTS"
 	left=$((55 * 60 - SECONDS))
 	# shellcheck disable=SC2086
-	SPRAY_DEBUG_VM_TIMEOUT=$left scripts/debug-kernel.sh --test -o "$results/vm-debug" \
+	SPRAY_STRESS_SECS=60 SPRAY_DEBUG_VM_TIMEOUT=$left scripts/debug-kernel.sh --test -o "$results/vm-debug" \
 		$DEBUG_CI_TESTS >"$results/vm-debug.log" 2>&1
 	rc=$?
 	grep -E "^(ok|not ok|#) " "$results/vm-debug.log" | grep -v "^#  "
