@@ -29,7 +29,7 @@ DESTDIR	?=
 SYNC = mkdir -p $(BUILD) && for f in Kbuild $$(find kernel include -type f); do \
 	d=$(BUILD)/$$f; mkdir -p $$(dirname $$d); cmp -s $$f $$d || cp $$f $$d; done
 
-KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h include/uapi/linux/*.h)
+KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h include/uapi/linux/*.h)
 
 .PHONY: all module modules-all tools selftests unit check style install \
 	uninstall test demo bench debug-kernel test-debug fuzz clean FORCE
@@ -67,7 +67,7 @@ check:
 style:
 	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f $(filter-out kernel/netlink-gen.%,$(wildcard kernel/*.c kernel/*.h)) \
+		-f $(filter-out kernel/netlink-gen.%,$(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h)) \
 		include/uapi/linux/spray.h
 
 install: module tools

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AF_SPRAY connections: sending and receiving messages with the protocol
- * core (txwin, rxwin, path, cc) under one lock per socket.
+ * AF_SPRAY connections: lookup and life cycle, their memory, the sending
+ * half's state, and what a socket does to all of its connections. The
+ * datapath is in output.c (packets out, sendmsg), input.c (packets in) and
+ * timer.c; the protocol logic in the core (txwin, rxwin, path, cc).
  *
  * A connection is one socket's state for one peer socket (address + spray
  * port) and one local address. It has two independent halves:
@@ -32,16 +34,11 @@
 #include "conn.h"
 #include "netlink.h"
 
-/* room in front of our header for UDP, IP and the link layer */
-#define SPRAY_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
-			 sizeof(struct udphdr))
-
-static void spray_conn_arm(struct spray_conn *c, u64 now);
 static void spray_conn_free_work(struct work_struct *work);
 static void spray_sock_linger_work(struct work_struct *work);
 
 /* frees idle connections and orphans: process context, flushed at exit */
-static struct workqueue_struct *spray_wq;
+struct workqueue_struct *spray_wq;
 
 static u32 spray_addr_hash(const struct spray_addr *a)
 {
@@ -59,9 +56,9 @@ static bool spray_addr_eq(const struct spray_addr *a,
  * one a new message to @remote goes on: one that sends already, else one
  * the peer opened (we answer from the address it used).
  */
-static struct spray_conn *spray_conn_find(struct spray_sock *ss,
-					  const struct spray_addr *remote,
-					  const struct in6_addr *local)
+struct spray_conn *spray_conn_find(struct spray_sock *ss,
+				   const struct spray_addr *remote,
+				   const struct in6_addr *local)
 {
 	struct spray_conn *c, *any = NULL;
 
@@ -80,7 +77,7 @@ static struct spray_conn *spray_conn_find(struct spray_sock *ss,
 	return any;
 }
 
-static u32 spray_new_cid(void)
+u32 spray_new_cid(void)
 {
 	u32 cid;
 
@@ -90,12 +87,10 @@ static u32 spray_new_cid(void)
 	return cid;
 }
 
-static struct spray_net *spray_conn_net(const struct spray_conn *c)
+struct spray_net *spray_conn_net(const struct spray_conn *c)
 {
 	return spray_net(sock_net(&c->ss->sk));
 }
-
-static enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
 
 /*
  * Congestion control settings of a connection: the socket's mode, the
@@ -122,9 +117,9 @@ static void spray_conn_cc_init(struct spray_conn *c, u32 mtu)
 }
 
 /* A connection with its receiving half idle; GFP_ATOMIC from softirq. */
-static struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
-					   const struct spray_addr *remote,
-					   gfp_t gfp)
+struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
+				    const struct spray_addr *remote,
+				    gfp_t gfp)
 {
 	struct spray_conn *c;
 
@@ -144,7 +139,7 @@ static struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	return c;
 }
 
-static void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c)
+void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c)
 {
 	hlist_add_head(&c->node, &ss->conns[spray_addr_hash(&c->remote)]);
 	ss->nconns++;
@@ -160,7 +155,7 @@ static void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c)
  * sk_rmem_alloc, against SO_SNDBUF and SO_RCVBUF) and the protocol's
  * memory accounting (global limits, the socket's memory cgroup).
  */
-static bool spray_wmem_charge(struct sock *sk, u32 size)
+bool spray_wmem_charge(struct sock *sk, u32 size)
 {
 	if (!sk_wmem_schedule(sk, size))
 		return false;
@@ -169,13 +164,13 @@ static bool spray_wmem_charge(struct sock *sk, u32 size)
 	return true;
 }
 
-static void spray_wmem_uncharge(struct sock *sk, u32 size)
+void spray_wmem_uncharge(struct sock *sk, u32 size)
 {
 	WRITE_ONCE(sk->sk_wmem_queued, sk->sk_wmem_queued - size);
 	sk_mem_uncharge(sk, size);
 }
 
-static bool spray_rmem_charge(struct sock *sk, u32 size)
+bool spray_rmem_charge(struct sock *sk, u32 size)
 {
 	if (!__sk_rmem_schedule(sk, size, false))
 		return false;
@@ -184,14 +179,14 @@ static bool spray_rmem_charge(struct sock *sk, u32 size)
 	return true;
 }
 
-static void spray_rmem_uncharge(struct sock *sk, u32 size)
+void spray_rmem_uncharge(struct sock *sk, u32 size)
 {
 	atomic_sub(size, &sk->sk_rmem_alloc);
 	sk_mem_uncharge(sk, size);
 }
 
 /* What a message being sent holds: its record and its data (kvmalloc). */
-static u32 spray_tmsg_charge(u32 len)
+u32 spray_tmsg_charge(u32 len)
 {
 	u32 data = len <= PAGE_SIZE ? kmalloc_size_roundup(len) :
 				      PAGE_ALIGN(len);
@@ -211,7 +206,7 @@ static u32 spray_tmsg_charge_nodata(void)
  * always completes), and its record, page array and fragment bitmap. A
  * 1-byte message takes a page.
  */
-static u32 spray_rmsg_charge(u32 len)
+u32 spray_rmsg_charge(u32 len)
 {
 	u32 npages = DIV_ROUND_UP(len, PAGE_SIZE);
 
@@ -274,7 +269,7 @@ struct spray_tmsg *spray_sock_pop_error(struct spray_sock *ss)
 	return m;
 }
 
-static void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm)
+void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm)
 {
 	if (rm->skipped)
 		return;
@@ -298,7 +293,7 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 }
 
 /* Free the messages a connection is reassembling or holds for ordering. */
-static void spray_conn_free_rx(struct spray_conn *c)
+void spray_conn_free_rx(struct spray_conn *c)
 {
 	struct spray_rmsg *rm, *tmp;
 
@@ -328,7 +323,7 @@ static void spray_sock_wake(struct sock *sk, __poll_t events)
 	rcu_read_unlock();
 }
 
-static void spray_write_space(struct sock *sk)
+void spray_write_space(struct sock *sk)
 {
 	if (!spray_sock_wspace(sk))
 		return;
@@ -374,395 +369,10 @@ static void spray_tmsg_fail(struct spray_conn *c, struct spray_tmsg *m,
 	sk_error_report(sk);
 }
 
-/* ---- packets ---- */
-
-static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
-				       const struct in6_addr *saddr,
-				       const struct spray_addr *to, u16 sport,
-				       u16 dport, u16 ev)
-{
-	struct sk_buff *skb;
-	u32 hlen;
-	int n;
-
-	hlen = spray_pkt_hdr_len(p->type);
-	skb = alloc_skb(SPRAY_HEADROOM + hlen + payload, GFP_ATOMIC);
-	if (!skb)
-		return NULL;
-	skb_reserve(skb, SPRAY_HEADROOM);
-	p->sport = sport;
-	p->dport = dport;
-	p->ev = ev;
-	n = spray_pkt_build(skb_put(skb, hlen), hlen, p);
-	if (WARN_ON_ONCE(n != (int)hlen)) {
-		kfree_skb(skb);
-		return NULL;
-	}
-	SPRAY_SKB_CB(skb)->saddr = *saddr;
-	SPRAY_SKB_CB(skb)->daddr = to->v6;
-	SPRAY_SKB_CB(skb)->oif = to->scope_id;
-	SPRAY_SKB_CB(skb)->ev = ev;
-	return skb;
-}
-
-static struct sk_buff *spray_pkt_skb(struct spray_conn *c,
-				     struct spray_pkt *p, u32 payload, u16 ev)
-{
-	return spray_build_skb(p, payload, &c->saddr, &c->remote,
-			       c->ss->local.port, c->remote.port, ev);
-}
-
-static u16 spray_ctrl_ev(struct spray_conn *c)
-{
-	if (c->tx_ready)
-		return spray_path_port(&c->path,
-				       get_random_u32_below(c->path.cfg.n));
-	return 49152 + get_random_u32_below(16384);
-}
-
-static struct spray_tmsg *spray_tmsg_find(struct spray_conn *c, u32 msg_id)
-{
-	struct spray_tmsg *m;
-
-	list_for_each_entry(m, &c->tmsgs, node)
-		if (m->msg_id == msg_id)
-			return m;
-	return NULL;
-}
-
-static void spray_queue_data(struct spray_conn *c, u32 psn,
-			     const struct spray_txrec *rec, int ev_idx,
-			     bool probe, bool retx, u64 now,
-			     struct sk_buff_head *q)
-{
-	struct spray_tmsg *m = spray_tmsg_find(c, rec->msg_id);
-	struct spray_pkt p = {};
-	struct sk_buff *skb;
-
-	/* every psn outstanding has its message until it is acknowledged */
-	if (WARN_ON_ONCE(!m))
-		return;
-	p.type = SPRAY_T_DATA;
-	p.flags = (retx ? SPRAY_F_RETX : 0) |
-		  (probe ? SPRAY_F_ACK_REQ : 0) |
-		  (c->synced ? 0 : SPRAY_F_SYN);
-	p.src_cid = c->local_cid;
-	p.dst_cid = c->peer_ack_cid;
-	p.psn = psn;
-	p.data.msg_id = rec->msg_id;
-	p.data.msg_len = m->len;
-	p.data.frag_off = rec->frag_off;
-	p.data.frag_len = rec->len;
-	p.data.ts_ns = now;
-	skb = spray_pkt_skb(c, &p, rec->len,
-			    spray_path_port(&c->path, (u16)ev_idx));
-	if (!skb)
-		return;	/* the RTO sends it again */
-	skb_put_data(skb, m->buf + rec->frag_off, rec->len);
-	__skb_queue_tail(q, skb);
-	c->stat_tx++;
-	if (retx) {
-		c->stat_retx++;
-		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RETX_PKTS);
-	} else {
-		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_PKTS);
-		spray_mib_add(spray_conn_net(c), SPRAY_MIB_TX_BYTES, rec->len);
-	}
-}
-
-static u32 spray_conn_cwnd(const struct spray_conn *c)
-{
-	return spray_nscc_cwnd_pkts(&c->nscc, &c->cc);
-}
-
-/* A PROBE on a DOWN entropy value: answered by an ACK with SPRAY_F_PROBE. */
-static void spray_queue_probe(struct spray_conn *c, int ev_idx, u64 now,
-			      struct sk_buff_head *q)
-{
-	struct spray_pkt p = {};
-	struct sk_buff *skb;
-
-	p.type = SPRAY_T_PROBE;
-	p.flags = c->synced ? 0 : SPRAY_F_SYN;
-	p.src_cid = c->local_cid;
-	p.dst_cid = c->peer_ack_cid;
-	p.probe.ts_ns = now;
-	p.probe.probe_id = ev_idx;
-	skb = spray_pkt_skb(c, &p, 0, spray_path_port(&c->path, (u16)ev_idx));
-	if (skb)
-		__skb_queue_tail(q, skb);
-}
-
-/*
- * The entropy value of a new packet. Probes of DOWN entropy values that
- * fall due go out as PROBE packets on the way: data never rides a path
- * believed dead.
- */
-static int spray_pick_data_ev(struct spray_conn *c, u64 now,
-			      struct sk_buff_head *q)
-{
-	u32 tries = c->path.cfg.n + 1;
-	bool probe;
-	int ev;
-
-	do {
-		ev = spray_path_pick(&c->path, now, -1, &probe);
-		if (ev < 0 || !probe)
-			return ev;
-		spray_queue_probe(c, ev, now, q);
-	} while (--tries);
-	/* unreachable: each probe moves its EV's next probe into the future */
-	return ev;
-}
-
-/* The first message with bytes never sent, or NULL. */
-static struct spray_tmsg *spray_conn_next_new(struct spray_conn *c)
-{
-	struct spray_tmsg *m;
-
-	list_for_each_entry(m, &c->tmsgs, node)
-		if (!m->abandoned && m->next_off < m->len)
-			return m;
-	return NULL;
-}
-
-/*
- * Send what the windows allow: retransmissions first, then new data, at
- * most SPRAY_TX_BURST packets; if room is left, the timer goes on with the
- * next burst once this one is out (spray_conn_arm()).
- */
-static void spray_conn_pump(struct spray_conn *c, u64 now,
-			    struct sk_buff_head *q)
-{
-	u32 cwnd, psn, len, n = 0;
-	struct spray_txrec *rec;
-	struct spray_tmsg *m;
-	bool probe;
-	int ev;
-
-	c->pump_more = false;
-	if (!c->tx_ready || c->tw.failed)
-		return;
-	cwnd = spray_conn_cwnd(c);
-	while (c->tw.inflight < cwnd && spray_txwin_next_retx(&c->tw, &psn)) {
-		if (n == SPRAY_TX_BURST)
-			goto more;
-		rec = spray_txwin_rec(&c->tw, psn);
-		ev = spray_path_pick(&c->path, now, rec->ev, &probe);
-		if (ev < 0)
-			break;
-		spray_txwin_sent_retx(&c->tw, psn, (u16)ev, now);
-		spray_queue_data(c, psn, rec, ev, probe, true, now, q);
-		n++;
-	}
-	m = spray_conn_next_new(c);
-	while (m && spray_txwin_room(&c->tw, cwnd)) {
-		/*
-		 * While the receiver refuses packets for lack of room, only
-		 * messages it admitted (some of their packets were acked)
-		 * go on: anything else would be refused too, and an admitted
-		 * message must complete for the room to come back.
-		 */
-		if (c->tw.refused && !m->acked)
-			break;
-		if (n == SPRAY_TX_BURST)
-			goto more;
-		len = min(c->frag_size, m->len - m->next_off);
-		ev = spray_pick_data_ev(c, now, q);
-		if (ev < 0)
-			return;
-		/* a window probe asks for its ACK at once */
-		probe = c->tw.probe_ok;
-		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
-					   m->next_off, (u16)len);
-		m->next_off += len;
-		spray_queue_data(c, psn, spray_txwin_rec(&c->tw, psn), ev,
-				 probe, false, now, q);
-		n++;
-		if (m->next_off == m->len)
-			m = spray_conn_next_new(c);
-	}
-	return;
-more:
-	c->pump_more = true;
-	c->pump_at = now;
-}
-
-/*
- * Receiver credit: how many packets of the peer's this socket can take. The
- * rest of each message already admitted has its room reserved (in packets
- * of the peer's size, rounded up per message); a new message is admitted
- * while the buffer is below SO_RCVBUF, and each of its packets may be a new
- * message costing a page: one packet per page free, at least one while
- * there is room. O(1): the per-connection sums are kept up to date.
- */
-static u32 spray_conn_grant(struct spray_conn *c)
-{
-	struct spray_cc_cfg cfg = c->cc;
-	struct sock *sk = &c->ss->sk;
-	u32 rcvd = c->rx.above;
-	s64 room;
-	u64 pkts;
-
-	/* credit counts packets of the size the peer sends */
-	if (c->rx_mtu)
-		cfg.mtu = c->rx_mtu;
-	pkts = c->rx_left_bytes / cfg.mtu + c->rx_left_msgs;
-	room = (s64)READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
-	if (room > 0)
-		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1)), 1);
-	/*
-	 * psns refused for lack of room are holes that come back only when
-	 * there is room: counted as received, or they would use up the
-	 * credit that lets the sender finish a message already admitted.
-	 */
-	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
-		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */
-	else if (spray_psn_after(c->rx_refused_top, c->rx.cum + rcvd))
-		rcvd = c->rx_refused_top - c->rx.cum;
-	return spray_rcc_grant_rcvd(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
-				    rcvd, (u32)min_t(u64, pkts * cfg.mtu,
-						     U32_MAX));
-}
-
-static void spray_queue_ack(struct spray_conn *c, u64 now,
-			    struct sk_buff_head *q)
-{
-	struct spray_pkt p = {};
-	struct sk_buff *skb;
-
-	p.type = SPRAY_T_ACK;
-	p.src_cid = c->ack_cid;
-	p.dst_cid = c->peer_cid;
-	spray_rxwin_build_ack(&c->rx, now, &p.ack);
-	p.ack.grant_psn = spray_conn_grant(c);
-	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
-	if (!skb)
-		return;
-	__skb_queue_tail(q, skb);
-	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_TX);
-}
-
-/*
- * The ACKs due: one usually, a few when reordering spread the psns
- * received since the last ACK over more than one 64-psn SACK range.
- */
-static void spray_queue_acks(struct spray_conn *c, u64 now,
-			     struct sk_buff_head *q)
-{
-	unsigned int n = 0;
-
-	while (n++ < 8 && spray_rxwin_ack_due(&c->rx, now))
-		spray_queue_ack(c, now, q);
-}
-
-/*
- * Answers to packets that no connection expects may go to forged sources:
- * at most SPRAY_NACK_RATE a second per source address (spray_net.nack_rl).
- */
-static bool spray_nack_allowed(struct spray_net *sn,
-			       const struct spray_addr *to, u64 now)
-{
-	u32 key[4];
-	bool ok;
-
-	/* the address as it is: a hash key, no arithmetic */
-	memcpy(key, &to->v6, sizeof(key));
-	spin_lock_bh(&sn->nack_rl_lock);
-	ok = spray_rl_allow(&sn->nack_rl, key, 4, now);
-	spin_unlock_bh(&sn->nack_rl_lock);
-	if (!ok)
-		spray_mib_drop(sn, SPRAY_DROP_RATELIMIT);
-	return ok;
-}
-
-/*
- * A NACK NO_CONN answering a packet that no connection expects (a port
- * nobody binds, a connection that does not exist or is closed): the sender
- * fails fast, or starts a new incarnation. Rate-limited per source.
- */
-static struct sk_buff *spray_nack_skb(struct spray_net *sn,
-				      const struct spray_addr *to,
-				      const struct in6_addr *saddr,
-				      const struct spray_pkt *in, u64 now)
-{
-	struct spray_pkt p = {};
-
-	if (!spray_nack_allowed(sn, to, now))
-		return NULL;
-	p.type = SPRAY_T_NACK;
-	p.src_cid = in->dst_cid ? in->dst_cid : 1;
-	p.dst_cid = in->src_cid;
-	p.nack.psn = in->psn;
-	p.nack.count = 1;
-	p.nack.reason = SPRAY_NACK_NO_CONN;
-	p.nack.cum_psn = in->psn;
-	p.nack.grant_psn = in->psn;
-	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
-			       49152 + get_random_u32_below(16384));
-}
-
-/* A NACK of @count psns from @psn, with the current cumulative ACK and grant. */
-static void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count,
-			     u8 reason, struct sk_buff_head *q)
-{
-	struct spray_pkt p = {};
-	struct sk_buff *skb;
-
-	p.type = SPRAY_T_NACK;
-	p.src_cid = c->ack_cid;
-	p.dst_cid = c->peer_cid;
-	p.nack.psn = psn;
-	p.nack.count = count;
-	p.nack.reason = reason;
-	p.nack.cum_psn = c->rx.cum;
-	p.nack.grant_psn = spray_conn_grant(c);
-	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
-	if (!skb)
-		return;
-	__skb_queue_tail(q, skb);
-	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_TX);
-}
-
-/*
- * Room again (the application read, or a message was admitted): the psns
- * refused since the last time may come now, without waiting for the
- * sender's timer.
- */
-static void spray_queue_resume(struct spray_conn *c, struct sk_buff_head *q)
-{
-	if (!c->rx_resume || !spray_psn_after(c->rx_refused_top, c->rx.cum))
-		return;
-	c->rx_resume = false;
-	spray_queue_nack(c, c->rx.cum, 1, SPRAY_NACK_RESUME, q);
-}
-
-static void spray_queue_nacks(struct spray_conn *c, u64 now,
-			      struct sk_buff_head *q)
-{
-	struct spray_rxwin_nack nk[4];
-	u32 n, i, rtt;
-
-	if (!c->peer_cid)
-		return;
-	rtt = c->tx_ready && c->tw.srtt_ns ? c->tw.srtt_ns : 1000000;
-	n = spray_rxwin_nack_scan(&c->rx, now, rtt, nk, ARRAY_SIZE(nk));
-	for (i = 0; i < n; i++)
-		spray_queue_nack(c, nk[i].psn, nk[i].count, SPRAY_NACK_LOSS, q);
-}
-
-static void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(q)))
-		spray_udp_xmit(sn, skb);
-}
-
 /* ---- the sending half ---- */
 
 /* An entropy value went down or came back: count it, tell "events". */
-static void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up)
+void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up)
 {
 	struct spray_net *sn = spray_conn_net(c);
 	struct spray_addr local;
@@ -833,7 +443,7 @@ static void spray_tx_spurious(void *ctx, u32 psn,
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_SPURIOUS_LOSS);
 }
 
-static const struct spray_txwin_ops spray_tx_ops = {
+const struct spray_txwin_ops spray_tx_ops = {
 	.acked	= spray_tx_acked,
 	.lost	= spray_tx_lost,
 	.spurious = spray_tx_spurious,
@@ -865,7 +475,7 @@ static void spray_txwin_cfg_net(struct spray_net *sn,
  * fully acknowledged is sent again from its first byte (the peer lost its
  * state, or ours failed). Messages that had already failed are dropped.
  */
-static int spray_tx_restart(struct spray_conn *c)
+int spray_tx_restart(struct spray_conn *c)
 {
 	struct spray_net *sn = spray_conn_net(c);
 	struct spray_txwin_cfg tcfg;
@@ -898,7 +508,7 @@ static int spray_tx_restart(struct spray_conn *c)
 }
 
 /* Fail every queued message with @err and start afresh. */
-static void spray_tx_fail_all(struct spray_conn *c, int err)
+void spray_tx_fail_all(struct spray_conn *c, int err)
 {
 	struct spray_tmsg *m, *tmp;
 	struct spray_addr local;
@@ -922,7 +532,7 @@ static void spray_tx_fail_all(struct spray_conn *c, int err)
  * max-msg): fail the message at once (EMSGSIZE), send no more of it. Its
  * psns in flight are acknowledged by the receiver, which discards them.
  */
-static void spray_tx_msg_size(struct spray_conn *c, u32 psn)
+void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 {
 	struct spray_txrec *rec = spray_txwin_rec(&c->tw, psn);
 	struct spray_tmsg *m;
@@ -961,7 +571,7 @@ static void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 }
 
 /* The sending half, allocated on the first message to the peer. */
-static int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn)
+int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn)
 {
 	BUILD_BUG_ON(sizeof(struct spray_skb_cb) > sizeof_field(struct sk_buff, cb));
 	struct spray_path_cfg pcfg;
@@ -999,7 +609,7 @@ err_free:
 	return err;
 }
 
-static void spray_conn_free(struct spray_conn *c)
+void spray_conn_free(struct spray_conn *c)
 {
 	struct spray_tmsg *m, *tmp;
 	struct spray_sock *ss = c->ss;
@@ -1038,7 +648,7 @@ void spray_conn_exit(void)
 }
 
 /* Nothing left to deliver: all sent, all acknowledged (or failed). */
-static bool spray_conn_tx_done(const struct spray_conn *c)
+bool spray_conn_tx_done(const struct spray_conn *c)
 {
 	return !c->tx_ready || (list_empty(&c->tmsgs) &&
 				!spray_txwin_outstanding(&c->tw));
@@ -1048,7 +658,7 @@ static bool spray_conn_tx_done(const struct spray_conn *c)
  * A closed socket's connection finished delivering (or failed): once the
  * last one has, the socket goes (in process context: spray_wq).
  */
-static void spray_conn_linger_check(struct spray_conn *c)
+void spray_conn_linger_check(struct spray_conn *c)
 {
 	struct spray_sock *ss = c->ss;
 
@@ -1067,954 +677,6 @@ static void spray_conn_linger_check(struct spray_conn *c)
 		if (!queue_work(spray_wq, &ss->linger_work))
 			sock_put(&ss->sk);
 	}
-}
-
-/**
- * spray_conn_sendmsg() - queue one message to a peer and start sending it
- * @ss: the sending socket, bound
- * @to: the peer
- * @msg: the data, @len bytes, 1..max_msg
- * @len: its length
- * @cookie: reported with the message if it cannot be delivered
- *
- * Waits (unless non-blocking) while the socket's queued bytes are at or
- * above SO_SNDBUF; then charges the message's memory and copies it in.
- *
- * Return: @len, or -EAGAIN, -EFAULT, -ENOMEM, -ENOBUFS (the protocol's or
- * the memory cgroup's limit, or too many connections), -ENETUNREACH (no
- * route), a signal's -EINTR/-ERESTARTSYS, or -EPIPE if the socket is
- * closing or was shut down for sending while waiting.
- */
-int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
-		       struct msghdr *msg, size_t len, u64 cookie)
-{
-	struct spray_net *sn = spray_net(sock_net(&ss->sk));
-	struct spray_conn *c, *fresh = NULL;
-	u32 charge = spray_tmsg_charge(len);
-	struct sock *sk = &ss->sk;
-	struct in6_addr saddr;
-	struct spray_tmsg *m;
-	struct sk_buff_head q;
-	bool charged;
-	long timeo;
-	int err;
-
-	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
-	for (;;) {
-		DEFINE_WAIT_FUNC(wait, woken_wake_function);
-
-		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
-			return -EPIPE;
-		spin_lock_bh(&ss->lock);
-		/* below SO_SNDBUF: room for one more message, of any size */
-		if (spray_sock_wspace(sk)) {
-			charged = spray_wmem_charge(sk, charge);
-			spin_unlock_bh(&ss->lock);
-			if (!charged)
-				return -ENOBUFS;	/* memory limits */
-			break;
-		}
-		spin_unlock_bh(&ss->lock);
-		if (!timeo)
-			return -EAGAIN;
-		if (signal_pending(current))
-			return sock_intr_errno(timeo);
-		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
-		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		add_wait_queue(sk_sleep(sk), &wait);
-		if (!spray_sock_wspace(sk) &&
-		    !(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN))
-			timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
-		remove_wait_queue(sk_sleep(sk), &wait);
-	}
-
-	/* charged: now the memory */
-	err = -ENOMEM;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!m)
-		goto err_uncharge;
-	m->buf = kvmalloc(len, GFP_KERNEL);
-	if (!m->buf)
-		goto err_free;
-	m->len = len;
-	m->charge = charge;
-	m->cookie = cookie;
-	if (!copy_from_iter_full(m->buf, len, &msg->msg_iter)) {
-		err = -EFAULT;
-		goto err_free;
-	}
-
-	spin_lock_bh(&ss->lock);
-	c = spray_conn_find(ss, to, NULL);
-	if (!c || !c->tx_ready) {
-		/* answer from the address the peer used, if it spoke first */
-		saddr = c ? c->saddr : ss->local.v6;
-		spin_unlock_bh(&ss->lock);
-		fresh = spray_conn_alloc(ss, to, GFP_KERNEL);
-		if (!fresh)
-			goto err_free;
-		fresh->saddr = saddr;
-		err = spray_conn_tx_init(fresh, sn);
-		if (err)
-			goto err_free;
-		spin_lock_bh(&ss->lock);
-		c = spray_conn_find(ss, to, &fresh->saddr);
-		if (!c) {
-			if (ss->nconns >= SPRAY_MAX_CONNS) {
-				err = -ENOBUFS;
-				goto err_unlock;
-			}
-			c = fresh;
-			fresh = NULL;
-			spray_conn_insert(ss, c);
-		} else if (!c->tx_ready) {
-			/* The peer opened it first: adopt our sending half. */
-			swap(c->ring, fresh->ring);
-			swap(c->evs, fresh->evs);
-			c->frag_size = fresh->frag_size;
-			c->cc = fresh->cc;
-			spray_path_init(&c->path, c->evs, &fresh->path.cfg,
-					get_random_u32());
-			err = spray_tx_restart(c);
-			if (err)
-				goto err_unlock;
-		}
-		c->tx_ready = true;
-	}
-	if (ss->dead || ss->closing) {
-		err = -EPIPE;
-		goto err_unlock;
-	}
-	m->msg_id = c->next_msg_id++;
-	list_add_tail(&m->node, &c->tmsgs);
-	WRITE_ONCE(ss->tx_bytes, ss->tx_bytes + len);
-	c->last_active_ns = ktime_get_ns();
-	__skb_queue_head_init(&q);
-	spray_conn_pump(c, ktime_get_ns(), &q);
-	spray_conn_arm(c, ktime_get_ns());
-	spin_unlock_bh(&ss->lock);
-	spray_xmit_queue(sn, &q);
-	if (fresh)
-		spray_conn_free(fresh);
-	return len;
-
-err_unlock:
-	spin_unlock_bh(&ss->lock);
-err_free:
-	if (fresh)
-		spray_conn_free(fresh);
-	if (m)
-		kvfree(m->buf);
-	kfree(m);
-err_uncharge:
-	spin_lock_bh(&ss->lock);
-	spray_wmem_uncharge(sk, charge);
-	spin_unlock_bh(&ss->lock);
-	spray_write_space(sk);
-	return err;
-}
-
-/* ---- the receiving half ---- */
-
-/*
- * Forget the peer's current incarnation and take @cid as the new one, whose
- * first packet (sender timestamp @ts) arrived at @now.
- */
-static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
-{
-	struct spray_net *sn = spray_conn_net(c);
-	struct spray_rxwin_cfg rcfg;
-
-	if (c->peer_cid) {
-		spray_mib_inc(sn, SPRAY_MIB_CONN_RESET);
-		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
-	}
-	spray_conn_free_rx(c);
-	spray_rxwin_cfg_default(&rcfg);
-	rcfg.ack_every = READ_ONCE(sn->cfg.ack_every);
-	rcfg.ack_delay_ns = READ_ONCE(sn->cfg.ack_delay_us) * NSEC_PER_USEC;
-	spray_rxwin_init(&c->rx, cid, &rcfg);
-	spray_rcc_conn_init(&c->rcc, &c->cc, cid);
-	spray_rcc_activate(&c->ss->rcc, &c->rcc);
-	c->peer_cid = cid;
-	c->ack_cid = spray_new_cid();
-	c->rx_verified = false;
-	c->chal_for = 0;
-	c->peer_last_ts = ts;
-	c->rx_last_ns = now;
-	c->rx_next_id = 0;
-	c->rx_refused_top = cid;
-	c->rx_resume = false;
-}
-
-/* Stop receiving on a connection (its socket is closing). */
-static void spray_rx_close(struct spray_conn *c)
-{
-	spray_conn_free_rx(c);
-	if (c->peer_cid)
-		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
-	c->peer_cid = 0;
-}
-
-static void spray_data_ready(struct spray_sock *ss)
-{
-	ss->sk.sk_data_ready(&ss->sk);
-}
-
-/*
- * Ordered delivery: @rm (complete, or the place of a message the receiver
- * refused) joins the held-back messages, sorted by msg_id (wrapping); then
- * those next in order go to the socket.
- */
-static void spray_rx_ordered_push(struct spray_conn *c, struct spray_rmsg *rm)
-{
-	struct spray_sock *ss = c->ss;
-	struct spray_rmsg *pos;
-
-	list_for_each_entry(pos, &c->rdone, node)
-		if ((s32)(rm->msg_id - pos->msg_id) < 0)
-			break;
-	list_add_tail(&rm->node, &pos->node);
-	while (!list_empty(&c->rdone)) {
-		pos = list_first_entry(&c->rdone, struct spray_rmsg, node);
-		if (pos->msg_id != c->rx_next_id)
-			break;
-		c->rx_next_id++;
-		if (pos->skipped) {
-			spray_rmsg_free(ss, pos);
-			continue;
-		}
-		list_move_tail(&pos->node, &ss->rxq);
-		spray_data_ready(ss);
-	}
-}
-
-/* Hand a complete message to the socket, in order if it asked for it. */
-static void spray_rx_complete(struct spray_conn *c, struct spray_rmsg *rm)
-{
-	struct spray_sock *ss = c->ss;
-
-	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RX_MSGS);
-	spray_rmsg_unlink_left(c, rm);
-	list_del(&rm->node);
-	if (!ss->ordered) {
-		list_add_tail(&rm->node, &ss->rxq);
-		spray_data_ready(ss);
-		return;
-	}
-	spray_rx_ordered_push(c, rm);
-}
-
-/*
- * A message refused for its size never completes: ordered delivery must go
- * past its number. Return: 0, or -ENOMEM (the packet is then refused for
- * lack of buffer and comes again).
- */
-static int spray_rx_skip(struct spray_conn *c, u32 msg_id)
-{
-	struct spray_rmsg *rm;
-
-	if (!c->ss->ordered || (s32)(msg_id - c->rx_next_id) < 0)
-		return 0;
-	list_for_each_entry(rm, &c->rdone, node)
-		if (rm->msg_id == msg_id)
-			return 0;
-	rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
-	if (!rm)
-		return -ENOMEM;
-	rm->msg_id = msg_id;
-	rm->skipped = true;
-	rm->from = c->remote;
-	spray_rx_ordered_push(c, rm);
-	return 0;
-}
-
-/*
- * The message a DATA packet belongs to: the one being reassembled, or a
- * new one admitted while the receive buffer is below SO_RCVBUF (as UDP
- * admits a datagram: one message of any size up to max-msg always gets
- * in) and the memory limits allow. Its whole size is reserved at once, so
- * an admitted message always completes.
- *
- * Return: the message, or ERR_PTR(-EMSGSIZE) (longer than max-msg),
- * -EINVAL (its length disagrees with the message's), -ENOBUFS (no room
- * now), -ENOMEM.
- */
-static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
-					 const struct spray_pkt *p)
-{
-	struct sock *sk = &c->ss->sk;
-	struct spray_rmsg *rm;
-	u32 len = p->data.msg_len;
-	u32 charge;
-
-	list_for_each_entry(rm, &c->rmsgs, node)
-		if (rm->msg_id == p->data.msg_id)
-			return rm->len == len ? rm : ERR_PTR(-EINVAL);
-	if (len > READ_ONCE(spray_conn_net(c)->cfg.max_msg))
-		return ERR_PTR(-EMSGSIZE);
-	charge = spray_rmsg_charge(len);
-	if (atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf) ||
-	    !spray_rmem_charge(sk, charge)) {
-		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RCVBUF_FULL);
-		return ERR_PTR(-ENOBUFS);
-	}
-	rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
-	if (!rm)
-		goto err_uncharge;
-	rm->npages = DIV_ROUND_UP(len, PAGE_SIZE);
-	rm->pages = kcalloc(rm->npages, sizeof(*rm->pages),
-			    GFP_ATOMIC | __GFP_NOWARN);
-	if (!rm->pages) {
-		kfree(rm);
-		goto err_uncharge;
-	}
-	rm->msg_id = p->data.msg_id;
-	rm->len = len;
-	rm->from = c->remote;
-	rm->last_off = U32_MAX;
-	rm->charge = charge;
-	list_add_tail(&rm->node, &c->rmsgs);
-	c->rx_left_bytes += len;
-	c->rx_left_msgs++;
-	return rm;
-
-err_uncharge:
-	spray_rmem_uncharge(sk, charge);
-	return ERR_PTR(-ENOMEM);
-}
-
-/*
- * Check a fragment against what the message already has, before its data
- * is copied: fragments of one message lie on one grid (a sender cuts every
- * message in fragments of its frag size), so a message is complete when
- * each fragment arrived once. Overlapping, misaligned or repeated
- * fragments (from a broken or hostile sender: each on its own psn) are
- * refused; counting their bytes would complete a message with holes.
- *
- * Return: 0 to accept (@rm->got counts it), -EINVAL to refuse, -ENOMEM.
- */
-static int spray_rmsg_frag(struct spray_rmsg *rm, u32 off, u32 len)
-{
-	bool last = off + len == rm->len;
-	u32 i, n;
-
-	if (!len || off >= rm->len || len > rm->len - off)
-		return -EINVAL;
-	if (!rm->frag && last && off) {
-		/* the last fragment first: place it once the grid is known */
-		if (rm->last_off != U32_MAX)
-			return -EINVAL;
-		rm->last_off = off;
-		rm->got += len;
-		return 0;
-	}
-	if (!rm->frag) {
-		if (!last && len < SPRAY_MIN_FRAG)
-			return -EINVAL;
-		if (off % len)
-			return -EINVAL;
-		n = DIV_ROUND_UP(rm->len, len);
-		/* a pending last fragment must be the grid's last */
-		if (rm->last_off != U32_MAX &&
-		    (rm->last_off % len || rm->last_off / len != n - 1))
-			return -EINVAL;
-		rm->fmap = bitmap_zalloc(n, GFP_ATOMIC | __GFP_NOWARN);
-		if (!rm->fmap)
-			return -ENOMEM;
-		rm->frag = len;
-		if (rm->last_off != U32_MAX)
-			__set_bit(n - 1, rm->fmap);
-	} else if (off % rm->frag ||
-		   len != min(rm->frag, rm->len - off)) {
-		return -EINVAL;
-	}
-	i = off / rm->frag;
-	if (__test_and_set_bit(i, rm->fmap))
-		return -EINVAL;
-	rm->got += len;
-	return 0;
-}
-
-/* Forget a fragment spray_rmsg_frag() accepted but that could not be stored. */
-static void spray_rmsg_unfrag(struct spray_rmsg *rm, u32 off, u32 len)
-{
-	if (rm->frag)
-		__clear_bit(off / rm->frag, rm->fmap);
-	else if (rm->last_off == off)
-		rm->last_off = U32_MAX;
-	rm->got -= len;
-}
-
-/* Copy a fragment's payload into the message's pages. */
-static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
-			   u32 skb_off, u32 off, u32 len)
-{
-	while (len) {
-		u32 idx = off >> PAGE_SHIFT, poff = off & ~PAGE_MASK;
-		u32 n = min_t(u32, len, PAGE_SIZE - poff);
-
-		if (!rm->pages[idx]) {
-			rm->pages[idx] = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
-			if (!rm->pages[idx])
-				return -ENOMEM;
-		}
-		if (skb_copy_bits(skb, skb_off, page_address(rm->pages[idx]) +
-				  poff, n))
-			return -EFAULT;
-		skb_off += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * A challenge to the sender of incarnation @in->src_cid, whose SYN may not
- * replace the current incarnation: an ACK of that incarnation that
- * acknowledges nothing and whose src_cid is a token. Its real sender, and
- * only it, hears the ACK and puts the token in its next DATA (dst_cid, as
- * for any ACK): its incarnation is then adopted (spray_rx_incarnation()).
- * A replayed or forged SYN gets no answer. Rate-limited per source, as the
- * NACKs to unexpected packets are.
- */
-static void spray_rx_challenge(struct spray_conn *c,
-			       const struct spray_pkt *in, u64 now,
-			       struct sk_buff_head *q)
-{
-	struct spray_pkt p = {};
-	struct sk_buff *skb;
-
-	if (c->chal_for != in->src_cid) {
-		c->chal_for = in->src_cid;
-		c->chal_cid = spray_new_cid();
-	}
-	if (!spray_nack_allowed(spray_conn_net(c), &c->remote, now))
-		return;
-	p.type = SPRAY_T_ACK;
-	p.src_cid = c->chal_cid;
-	p.dst_cid = in->src_cid;
-	/* the incarnation's first psn: nothing acknowledged, no grant */
-	p.ack.cum_psn = in->src_cid;
-	p.ack.sack_base = in->src_cid;
-	p.ack.grant_psn = in->src_cid;
-	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
-	if (skb)
-		__skb_queue_tail(q, skb);
-}
-
-/*
- * Is a DATA packet of the incarnation we receive, or one that may replace
- * it? A packet without SYN of another incarnation is answered with NACK
- * NO_CONN (the sender starts again). A SYN replaces the current
- * incarnation if that one is silent (SPRAY_STALE_NS), or if it is newer
- * (its sender timestamp) and, when the current one is verified (its sender
- * proved it hears our ACKs: spray_rx_accepted()), plausible: the peer's
- * clock cannot run ahead of ours by more than SPRAY_TS_SLACK_NS. So late
- * packets of an old incarnation, and forged ones with a far-future
- * timestamp, never replace the real peer's. Any other SYN is challenged
- * (spray_rx_challenge()): a real peer whose incarnation was displaced by a
- * forgery, or whose clock went back (a reboot), answers and is adopted; a
- * forgery cannot lock it out.
- */
-static bool spray_rx_incarnation(struct spray_conn *c,
-				 const struct spray_pkt *p, u64 now,
-				 struct sk_buff_head *q)
-{
-	struct spray_net *sn = spray_conn_net(c);
-	u64 ts = p->data.ts_ns;
-	struct sk_buff *n;
-	u32 token;
-
-	if (p->src_cid == c->peer_cid)
-		return true;
-	if (c->chal_for && p->src_cid == c->chal_for &&
-	    p->dst_cid == c->chal_cid) {
-		/* the sender we challenged answered: it hears us */
-		token = c->chal_cid;
-		spray_rx_reset(c, p->src_cid, ts, now);
-		c->ack_cid = token;
-		c->rx_verified = true;
-		return true;
-	}
-	if (!(p->flags & SPRAY_F_SYN)) {
-		spray_mib_drop(sn, SPRAY_DROP_STALE);
-		n = spray_nack_skb(sn, &c->remote, &c->saddr, p, now);
-		if (n)
-			__skb_queue_tail(q, n);
-		return false;
-	}
-	if (c->peer_cid && now - c->rx_last_ns < SPRAY_STALE_NS &&
-	    (ts <= c->peer_last_ts ||
-	     (c->rx_verified && ts - c->peer_last_ts >
-	      now - c->rx_last_ns + SPRAY_TS_SLACK_NS))) {
-		spray_mib_drop(sn, SPRAY_DROP_STALE);
-		spray_rx_challenge(c, p, now, q);
-		return false;
-	}
-	spray_rx_reset(c, p->src_cid, ts, now);
-	return true;
-}
-
-/* A packet of the current incarnation was accepted. */
-static void spray_rx_accepted(struct spray_conn *c, const struct spray_pkt *p,
-			      u64 now)
-{
-	c->last_active_ns = now;
-	c->rx_last_ns = now;
-	c->rx_mtu = max_t(u32, c->rx_mtu, p->data.frag_len);
-	c->peer_last_ts = max(c->peer_last_ts, p->data.ts_ns);
-	if (p->dst_cid && p->dst_cid == c->ack_cid)
-		c->rx_verified = true;
-}
-
-static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
-			   const struct spray_pkt *p, bool ce, u64 now,
-			   struct sk_buff_head *q)
-{
-	struct spray_net *sn = spray_conn_net(c);
-	struct spray_rmsg *rm;
-	bool admitted;
-	int err;
-
-	if (!spray_rx_incarnation(c, p, now, q))
-		return;
-
-	if (spray_rxwin_received(&c->rx, p->psn) ||
-	    p->psn - c->rx.cum >= SPRAY_RXWIN_BITS) {
-		/* duplicate, or outside the window: let rxwin count it */
-		err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce,
-				      p->data.ts_ns, p->ev, now);
-		spray_mib_drop(sn, -err);
-		return;
-	}
-	admitted = c->rx_left_msgs;
-	rm = spray_rmsg_get(c, p);
-	admitted = c->rx_left_msgs > admitted;
-	if (rm == ERR_PTR(-EINVAL)) {
-		spray_mib_drop(sn, SPRAY_DROP_FRAG);
-		return;
-	}
-	if (rm == ERR_PTR(-EMSGSIZE) && !spray_rx_skip(c, p->data.msg_id)) {
-		/*
-		 * Longer than we take: acknowledged and discarded, every
-		 * packet of it, and the sender told to fail it (only when
-		 * the sender can learn its failure: acked, so that the rest
-		 * of the connection goes on).
-		 */
-		err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce,
-				      p->data.ts_ns, p->ev, now);
-		if (WARN_ON_ONCE(err))
-			return;
-		spray_rx_accepted(c, p, now);
-		spray_mib_drop(sn, SPRAY_DROP_MSG_SIZE);
-		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_MSG_SIZE, q);
-		return;
-	}
-	if (!IS_ERR(rm)) {
-		err = spray_rmsg_frag(rm, p->data.frag_off, p->data.frag_len);
-		if (err == -EINVAL) {
-			spray_mib_drop(sn, SPRAY_DROP_FRAG);
-			return;
-		}
-		if (err)
-			rm = ERR_PTR(err);
-	}
-	if (!IS_ERR(rm) && spray_rmsg_fill(rm, skb, p->hdr_len,
-					   p->data.frag_off,
-					   p->data.frag_len)) {
-		spray_rmsg_unfrag(rm, p->data.frag_off, p->data.frag_len);
-		rm = ERR_PTR(-ENOMEM);
-	}
-	if (IS_ERR(rm)) {
-		/*
-		 * No memory or buffer: not received. Tell the sender it was
-		 * refused, not lost: it resends without spending retries.
-		 * The sender is alive: the connection is not idle.
-		 */
-		c->last_active_ns = now;
-		if (spray_psn_after(p->psn + 1, c->rx_refused_top))
-			c->rx_refused_top = p->psn + 1;
-		c->rx_resume = true;
-		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_NO_BUF, q);
-		return;
-	}
-	err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce, p->data.ts_ns,
-			      p->ev, now);
-	if (WARN_ON_ONCE(err))
-		return;
-	spray_rx_accepted(c, p, now);
-	c->rx_left_bytes -= p->data.frag_len;
-	/* its other packets may have been refused: they fit now */
-	if (admitted)
-		spray_queue_resume(c, q);
-	c->stat_rx++;
-	spray_mib_inc(sn, SPRAY_MIB_RX_PKTS);
-	spray_mib_add(sn, SPRAY_MIB_RX_BYTES, p->data.frag_len);
-	if (ce)
-		spray_mib_inc(sn, SPRAY_MIB_ECN_CE);
-	if (rm->got >= rm->len)
-		spray_rx_complete(c, rm);
-}
-
-static void spray_rcv_ack(struct spray_conn *c, const struct spray_pkt *p,
-			  u64 now)
-{
-	struct spray_txack_sum sum;
-
-	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_RX);
-	if (spray_txwin_on_ack(&c->tw, &p->ack, now, &spray_tx_ops, c, &sum))
-		return;
-	c->synced = true;
-	c->peer_ack_cid = p->src_cid;
-	c->last_active_ns = now;
-	spray_nscc_on_ack(&c->nscc, &c->cc, &sum, c->tw.min_rtt_ns, now);
-	if (c->tw.failed)
-		spray_tx_fail_all(c, ETIMEDOUT);
-	else
-		spray_write_space(&c->ss->sk);
-}
-
-static void spray_rcv_nack(struct spray_conn *c, const struct spray_pkt *p,
-			   u64 now)
-{
-	int ret;
-
-	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_RX);
-	ret = spray_txwin_on_nack(&c->tw, p->nack.psn, p->nack.count,
-				  p->nack.reason, p->nack.cum_psn,
-				  p->nack.grant_psn, now, &spray_tx_ops, c);
-	if (ret == -EINVAL)
-		return;
-	c->last_active_ns = now;
-	if (ret == -EMSGSIZE) {
-		spray_tx_msg_size(c, p->nack.psn);
-		spray_write_space(&c->ss->sk);
-		return;
-	}
-	if (ret != -ECONNRESET) {
-		if (c->tw.failed)
-			spray_tx_fail_all(c, ETIMEDOUT);
-		return;
-	}
-	/*
-	 * The peer has no state for us. If it never acknowledged this
-	 * incarnation, nobody listens there: the messages fail. Else it
-	 * restarted (or forgot us, idle): send everything again in a new
-	 * incarnation.
-	 */
-	if (!c->synced) {
-		spray_tx_fail_all(c, ECONNREFUSED);
-	} else {
-		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_CONN_RESET);
-		/* the settings were valid when the connection started */
-		WARN_ON_ONCE(spray_tx_restart(c));
-	}
-}
-
-/* Echo a PROBE on the entropy value it came on, so its path is known. */
-static void spray_answer_probe(struct spray_conn *c, const struct spray_pkt *in,
-			       u64 now, struct sk_buff_head *q)
-{
-	struct spray_pkt p = {};
-	struct sk_buff *skb;
-
-	p.type = SPRAY_T_ACK;
-	p.flags = SPRAY_F_PROBE;
-	p.src_cid = c->ack_cid;
-	p.dst_cid = in->src_cid;
-	p.ack.ts_echo = in->probe.ts_ns;
-	p.ack.ev_echo = in->ev;
-	p.ack.echo_psn = in->probe.probe_id;
-	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
-	if (skb)
-		__skb_queue_tail(q, skb);
-}
-
-/* A probe came back: its entropy value works again. */
-static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
-			      u64 now)
-{
-	u32 idx = p->ack.echo_psn;
-
-	if (idx >= c->path.cfg.n ||
-	    spray_path_port(&c->path, idx) != p->ack.ev_echo)
-		return;
-	c->last_active_ns = now;
-	if (c->evs[idx].state == SPRAY_EV_DOWN)
-		spray_conn_path_event(c, idx, true);
-	spray_path_on_ack(&c->path, idx, false, now);
-}
-
-/**
- * spray_conn_rcv() - handle one AF_SPRAY packet
- * @sn: the namespace it arrived in
- * @skb: the packet, skb->data at the AF_SPRAY header; consumed
- * @from: source address (port filled here from the header)
- * @to: destination address
- * @ce: the IP header carried ECN CE
- *
- * Softirq, under rcu_read_lock(). Only packets valid for a connection
- * (DATA of its incarnation, ACKs and NACKs naming our incarnation, PROBEs
- * of the peer's) count as activity that keeps it from idling out.
- */
-void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
-		    const struct spray_addr *from,
-		    const struct spray_addr *to, bool ce)
-{
-	u8 hdr[SPRAY_ACK_LEN];
-	struct spray_addr peer = *from;
-	struct sk_buff_head q;
-	struct spray_sock *ss;
-	struct spray_conn *c;
-	struct sk_buff *nack;
-	struct spray_pkt p;
-	u32 len = skb->len;
-	u64 now;
-	int err;
-
-	__skb_queue_head_init(&q);
-	err = spray_pkt_parse(skb_header_pointer(skb, 0,
-						 min_t(u32, len, sizeof(hdr)),
-						 hdr) ?: hdr, len, &p);
-	if (err) {
-		spray_mib_drop(sn, -err);
-		goto out;
-	}
-	peer.port = p.sport;
-	now = ktime_get_ns();
-	ss = spray_sock_lookup_rcu(sn, p.dport, to);
-	if (!ss) {
-		spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
-		/* Port unreachable: the sender fails fast. */
-		if (p.type == SPRAY_T_DATA) {
-			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
-			if (nack)
-				spray_udp_xmit(sn, nack);
-		}
-		goto out;
-	}
-
-	spin_lock_bh(&ss->lock);
-	if (ss->dead)
-		goto out_unlock;
-	if (p.type == SPRAY_T_DATA && ss->closing) {
-		/* closed: nothing more is received, the sender is told */
-		spray_mib_drop(sn, SPRAY_DROP_CLOSED);
-		nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
-		if (nack)
-			__skb_queue_tail(&q, nack);
-		goto out_unlock;
-	}
-	c = spray_conn_find(ss, &peer, &to->v6);
-	if (!c) {
-		if (p.type != SPRAY_T_DATA) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			goto out_unlock;
-		}
-		if (!(p.flags & SPRAY_F_SYN)) {
-			/*
-			 * We forgot the sender (we restarted, or idled out):
-			 * it starts a new incarnation and sends again.
-			 */
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
-			if (nack)
-				__skb_queue_tail(&q, nack);
-			goto out_unlock;
-		}
-		/* state for unknown senders is bounded per socket and netns */
-		if (ss->nconns >= SPRAY_MAX_CONNS ||
-		    atomic_read(&sn->nconns) >= SPRAY_MAX_NET_CONNS) {
-			spray_mib_drop(sn, SPRAY_DROP_LIMIT);
-			goto out_unlock;
-		}
-		c = spray_conn_alloc(ss, &peer, GFP_ATOMIC);
-		if (!c)
-			goto out_unlock;
-		c->saddr = to->v6;
-		spray_conn_insert(ss, c);
-	}
-
-	switch (p.type) {
-	case SPRAY_T_DATA:
-		spray_rcv_data(c, skb, &p, ce, now, &q);
-		if (c->peer_cid) {
-			spray_queue_acks(c, now, &q);
-			spray_queue_nacks(c, now, &q);
-		}
-		break;
-	case SPRAY_T_PROBE:
-		if (!c->peer_cid || p.src_cid != c->peer_cid) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			break;
-		}
-		c->last_active_ns = now;
-		spray_answer_probe(c, &p, now, &q);
-		break;
-	case SPRAY_T_ACK:
-	case SPRAY_T_NACK:
-		if (!c->tx_ready || p.dst_cid != c->local_cid) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			break;
-		}
-		if (p.type == SPRAY_T_NACK)
-			spray_rcv_nack(c, &p, now);
-		else if (p.flags & SPRAY_F_PROBE)
-			spray_probe_acked(c, &p, now);
-		else
-			spray_rcv_ack(c, &p, now);
-		spray_conn_pump(c, now, &q);
-		spray_conn_linger_check(c);
-		break;
-	default:
-		break;
-	}
-	spray_conn_arm(c, now);
-out_unlock:
-	spin_unlock_bh(&ss->lock);
-	spray_xmit_queue(sn, &q);
-out:
-	consume_skb(skb);
-}
-
-/* ---- timers ---- */
-
-static u64 spray_earliest(u64 a, u64 b)
-{
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	return min(a, b);
-}
-
-/*
- * Nothing queued, in flight or owed an ACK. Messages being reassembled do
- * not count: a sender silent for the idle timeout gave up on them (or
- * never existed: a spoofed SYN), and they must not pin the connection and
- * the receive buffer for ever; but see spray_conn_rx_held().
- */
-static bool spray_conn_idle(const struct spray_conn *c)
-{
-	if (!spray_conn_tx_done(c))
-		return false;
-	return !(c->peer_cid && c->rx.unacked);
-}
-
-/*
- * Partial messages wait while the application has messages to read: the
- * sender may be silent for lack of credit, which reading gives back.
- */
-static bool spray_conn_rx_held(const struct spray_conn *c)
-{
-	return (!list_empty(&c->rmsgs) || !list_empty(&c->rdone)) &&
-	       !list_empty(&c->ss->rxq);
-}
-
-static u64 spray_conn_idle_deadline(const struct spray_conn *c)
-{
-	u32 ms = READ_ONCE(spray_conn_net(c)->cfg.idle_timeout_ms);
-
-	return c->last_active_ns + (u64)ms * NSEC_PER_MSEC;
-}
-
-/* The persist timer applies: the grant stops new data that waits. */
-static u64 spray_conn_persist_deadline(struct spray_conn *c)
-{
-	u64 t;
-
-	if (!c->tx_ready)
-		return 0;
-	t = spray_txwin_persist_deadline(&c->tw);
-	return t && spray_conn_next_new(c) ? t : 0;
-}
-
-/* Arm the timer for the next ACK, NACK, loss, RTO or persist deadline. */
-static void spray_conn_arm(struct spray_conn *c, u64 now)
-{
-	u64 t = 0;
-
-	if (c->ss->dead)
-		return;
-	if (c->peer_cid) {
-		u32 rtt = c->tx_ready && c->tw.srtt_ns ? c->tw.srtt_ns :
-			  1000000;
-
-		if (c->rx.unacked)
-			t = spray_earliest(t, spray_rxwin_ack_deadline(&c->rx));
-		t = spray_earliest(t, spray_rxwin_nack_deadline(&c->rx, rtt));
-	}
-	if (c->tx_ready && spray_txwin_outstanding(&c->tw))
-		t = spray_earliest(t, spray_txwin_rto_deadline(&c->tw));
-	if (c->pump_more)
-		t = spray_earliest(t, c->pump_at);
-	t = spray_earliest(t, spray_conn_persist_deadline(c));
-	if (!t && spray_conn_idle(c))
-		t = spray_conn_idle_deadline(c);
-	if (!t)
-		return;
-	if (t <= now)
-		t = now + 1000;
-	hrtimer_start(&c->timer, ns_to_ktime(t), HRTIMER_MODE_ABS_SOFT);
-}
-
-static enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
-{
-	struct spray_conn *c = container_of(t, struct spray_conn, timer);
-	struct spray_sock *ss = c->ss;
-	struct spray_net *sn = spray_net(sock_net(&ss->sk));
-	struct sk_buff_head q;
-	u64 now, rto;
-
-	__skb_queue_head_init(&q);
-	spin_lock_bh(&ss->lock);
-	if (ss->dead)
-		goto out;
-	now = ktime_get_ns();
-	if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c) &&
-	    spray_conn_rx_held(c)) {
-		/* look again one idle timeout later */
-		c->last_active_ns = now;
-	} else if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c)) {
-		/* Idle for idle-timeout-ms: unhash, free outside the timer. */
-		hlist_del(&c->node);
-		ss->nconns--;
-		atomic_dec(&sn->nconns);
-		spray_mib_inc(sn, SPRAY_MIB_CONN_CLOSE);
-		sock_hold(&ss->sk);
-		queue_work(spray_wq, &c->free_work);
-		goto out;
-	}
-	if (c->peer_cid) {
-		spray_queue_acks(c, now, &q);
-		spray_queue_nacks(c, now, &q);
-	}
-	if (c->tx_ready) {
-		/*
-		 * No RACK here: a timer that fires late (a busy or stalled
-		 * host) would find packets old whose ACKs wait in the receive
-		 * queue. RACK runs as ACKs arrive; the RTO covers the tail.
-		 */
-		rto = spray_txwin_rto_deadline(&c->tw);
-		if (rto && rto <= now) {
-			spray_mib_inc(sn, SPRAY_MIB_RTO);
-			spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
-		}
-		/* the grant stops us, and its ACK may be lost: probe */
-		if (spray_conn_persist_deadline(c) &&
-		    spray_txwin_on_persist(&c->tw, now))
-			spray_mib_inc(sn, SPRAY_MIB_WINDOW_PROBES);
-		if (c->tw.failed)
-			spray_tx_fail_all(c, ETIMEDOUT);
-		spray_conn_pump(c, now, &q);
-		spray_conn_linger_check(c);
-	}
-	spray_conn_arm(c, now);
-out:
-	spin_unlock_bh(&ss->lock);
-	spray_xmit_queue(sn, &q);
-	return HRTIMER_NORESTART;
 }
 
 /* ---- the socket ---- */

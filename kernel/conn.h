@@ -213,4 +213,63 @@ static inline void spray_conn_local_addr(const struct spray_conn *c,
 int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		   const struct in6_addr *daddr, u32 oif, u32 *payload);
 
+/* Shared by the datapath's files: conn.c, output.c, input.c, timer.c. */
+extern struct workqueue_struct *spray_wq;
+extern const struct spray_txwin_ops spray_tx_ops;
+
+/* conn.c: life cycle, memory, the sending half */
+struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
+				    const struct spray_addr *remote, gfp_t gfp);
+struct spray_conn *spray_conn_find(struct spray_sock *ss,
+				   const struct spray_addr *remote, const struct in6_addr *local);
+void spray_conn_free(struct spray_conn *c);
+void spray_conn_free_rx(struct spray_conn *c);
+void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c);
+void spray_conn_linger_check(struct spray_conn *c);
+struct spray_net *spray_conn_net(const struct spray_conn *c);
+void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up);
+bool spray_conn_tx_done(const struct spray_conn *c);
+int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn);
+u32 spray_new_cid(void);
+bool spray_rmem_charge(struct sock *sk, u32 size);
+void spray_rmem_uncharge(struct sock *sk, u32 size);
+u32 spray_rmsg_charge(u32 len);
+void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm);
+u32 spray_tmsg_charge(u32 len);
+void spray_tx_fail_all(struct spray_conn *c, int err);
+void spray_tx_msg_size(struct spray_conn *c, u32 psn);
+int spray_tx_restart(struct spray_conn *c);
+bool spray_wmem_charge(struct sock *sk, u32 size);
+void spray_wmem_uncharge(struct sock *sk, u32 size);
+void spray_write_space(struct sock *sk);
+
+/* output.c: packets out */
+u32 spray_conn_grant(struct spray_conn *c);
+struct spray_tmsg *spray_conn_next_new(struct spray_conn *c);
+void spray_conn_pump(struct spray_conn *c, u64 now, struct sk_buff_head *q);
+u16 spray_ctrl_ev(struct spray_conn *c);
+bool spray_nack_allowed(struct spray_net *sn, const struct spray_addr *to,
+			u64 now);
+struct sk_buff *spray_nack_skb(struct spray_net *sn,
+			       const struct spray_addr *to, const struct in6_addr *saddr,
+			       const struct spray_pkt *in, u64 now);
+struct sk_buff *spray_pkt_skb(struct spray_conn *c, struct spray_pkt *p,
+			      u32 payload, u16 ev);
+void spray_queue_ack(struct spray_conn *c, u64 now, struct sk_buff_head *q);
+void spray_queue_acks(struct spray_conn *c, u64 now, struct sk_buff_head *q);
+void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count, u8 reason,
+		      struct sk_buff_head *q);
+void spray_queue_nacks(struct spray_conn *c, u64 now, struct sk_buff_head *q);
+void spray_queue_resume(struct spray_conn *c, struct sk_buff_head *q);
+struct spray_tmsg *spray_tmsg_find(struct spray_conn *c, u32 msg_id);
+void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q);
+
+/* input.c: packets in */
+void spray_data_ready(struct spray_sock *ss);
+void spray_rx_close(struct spray_conn *c);
+
+/* timer.c */
+void spray_conn_arm(struct spray_conn *c, u64 now);
+enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
+
 #endif /* _SPRAY_CONN_H */

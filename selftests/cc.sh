@@ -65,7 +65,7 @@ total() { awk -v k="$1" '$1 == "total" { for (i = 2; i < NF; i++) if ($i == k) p
 payload_cap() {
 	python3 -c "print(int($RATE_MBIT * 1e6 * (1500 - 20 - 8 - $HDR) / 1514))"
 }
-HDR=$(awk '/define SPRAY_DATA_HDR_LEN/ { print $3 }' "$top/kernel/wire.h")
+HDR=$(awk '/define SPRAY_DATA_HDR_LEN/ { print $3 }' "$top/kernel/core/wire.h")
 [ -n "$HDR" ] || HDR=$(python3 -c 'print(40)')
 
 # ratio A B: A / B with 3 decimals

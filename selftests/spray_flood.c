@@ -26,7 +26,7 @@
  *              fragments below 256 bytes that are not a message's last)
  *   -x SEED    random seed (default 1)
  *
- * Packets are built with the module's own encoder (kernel/pkt.c, compiled
+ * Packets are built with the module's own encoder (kernel/core/pkt.c, compiled
  * in), so a "valid header" is exactly what the kernel would send, and then
  * one field is made absurd. KIND and the drop counter each lands in
  * (sprayctl stats) on a receiver bound to the destination spray port:

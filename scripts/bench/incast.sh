@@ -59,7 +59,7 @@ T=$(mktemp -d)
 trap 'cleanup_ns; rm -rf "$T"' EXIT
 load_spray "$top/build/$(uname -r)/spray.ko" || exit 1
 setup_dumbbell "$N" "$RATE" "$TARGET" "$BDP" || exit 1
-HDR=$(awk '/define SPRAY_DATA_HDR_LEN/ { print $3 }' "$top/kernel/wire.h")
+HDR=$(awk '/define SPRAY_DATA_HDR_LEN/ { print $3 }' "$top/kernel/core/wire.h")
 # seconds a round takes at the bottleneck's payload rate
 IDEAL=$(python3 -c "print($N * $SIZE * 8 / ($RATE * 1e6 * (1500 - 28 - $HDR) / 1514))")
 now_ms() { date +%s%3N; }

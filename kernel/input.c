@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY input: a packet from the namespace's UDP socket to its
+ * connection: incarnations, reassembly into messages, ordered delivery,
+ * ACKs, NACKs and probes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errqueue.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/ip.h>
+#include <net/udp.h>
+
+#include "conn.h"
+#include "netlink.h"
+
+/* ---- the receiving half ---- */
+
+/*
+ * Forget the peer's current incarnation and take @cid as the new one, whose
+ * first packet (sender timestamp @ts) arrived at @now.
+ */
+static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
+{
+	struct spray_net *sn = spray_conn_net(c);
+	struct spray_rxwin_cfg rcfg;
+
+	if (c->peer_cid) {
+		spray_mib_inc(sn, SPRAY_MIB_CONN_RESET);
+		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
+	}
+	spray_conn_free_rx(c);
+	spray_rxwin_cfg_default(&rcfg);
+	rcfg.ack_every = READ_ONCE(sn->cfg.ack_every);
+	rcfg.ack_delay_ns = READ_ONCE(sn->cfg.ack_delay_us) * NSEC_PER_USEC;
+	spray_rxwin_init(&c->rx, cid, &rcfg);
+	spray_rcc_conn_init(&c->rcc, &c->cc, cid);
+	spray_rcc_activate(&c->ss->rcc, &c->rcc);
+	c->peer_cid = cid;
+	c->ack_cid = spray_new_cid();
+	c->rx_verified = false;
+	c->chal_for = 0;
+	c->peer_last_ts = ts;
+	c->rx_last_ns = now;
+	c->rx_next_id = 0;
+	c->rx_refused_top = cid;
+	c->rx_resume = false;
+}
+
+/* Stop receiving on a connection (its socket is closing). */
+void spray_rx_close(struct spray_conn *c)
+{
+	spray_conn_free_rx(c);
+	if (c->peer_cid)
+		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
+	c->peer_cid = 0;
+}
+
+void spray_data_ready(struct spray_sock *ss)
+{
+	ss->sk.sk_data_ready(&ss->sk);
+}
+
+/*
+ * Ordered delivery: @rm (complete, or the place of a message the receiver
+ * refused) joins the held-back messages, sorted by msg_id (wrapping); then
+ * those next in order go to the socket.
+ */
+static void spray_rx_ordered_push(struct spray_conn *c, struct spray_rmsg *rm)
+{
+	struct spray_sock *ss = c->ss;
+	struct spray_rmsg *pos;
+
+	list_for_each_entry(pos, &c->rdone, node)
+		if ((s32)(rm->msg_id - pos->msg_id) < 0)
+			break;
+	list_add_tail(&rm->node, &pos->node);
+	while (!list_empty(&c->rdone)) {
+		pos = list_first_entry(&c->rdone, struct spray_rmsg, node);
+		if (pos->msg_id != c->rx_next_id)
+			break;
+		c->rx_next_id++;
+		if (pos->skipped) {
+			spray_rmsg_free(ss, pos);
+			continue;
+		}
+		list_move_tail(&pos->node, &ss->rxq);
+		spray_data_ready(ss);
+	}
+}
+
+/* Hand a complete message to the socket, in order if it asked for it. */
+static void spray_rx_complete(struct spray_conn *c, struct spray_rmsg *rm)
+{
+	struct spray_sock *ss = c->ss;
+
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RX_MSGS);
+	spray_rmsg_unlink_left(c, rm);
+	list_del(&rm->node);
+	if (!ss->ordered) {
+		list_add_tail(&rm->node, &ss->rxq);
+		spray_data_ready(ss);
+		return;
+	}
+	spray_rx_ordered_push(c, rm);
+}
+
+/*
+ * A message refused for its size never completes: ordered delivery must go
+ * past its number. Return: 0, or -ENOMEM (the packet is then refused for
+ * lack of buffer and comes again).
+ */
+static int spray_rx_skip(struct spray_conn *c, u32 msg_id)
+{
+	struct spray_rmsg *rm;
+
+	if (!c->ss->ordered || (s32)(msg_id - c->rx_next_id) < 0)
+		return 0;
+	list_for_each_entry(rm, &c->rdone, node)
+		if (rm->msg_id == msg_id)
+			return 0;
+	rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
+	if (!rm)
+		return -ENOMEM;
+	rm->msg_id = msg_id;
+	rm->skipped = true;
+	rm->from = c->remote;
+	spray_rx_ordered_push(c, rm);
+	return 0;
+}
+
+/*
+ * The message a DATA packet belongs to: the one being reassembled, or a
+ * new one admitted while the receive buffer is below SO_RCVBUF (as UDP
+ * admits a datagram: one message of any size up to max-msg always gets
+ * in) and the memory limits allow. Its whole size is reserved at once, so
+ * an admitted message always completes.
+ *
+ * Return: the message, or ERR_PTR(-EMSGSIZE) (longer than max-msg),
+ * -EINVAL (its length disagrees with the message's), -ENOBUFS (no room
+ * now), -ENOMEM.
+ */
+static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
+					 const struct spray_pkt *p)
+{
+	struct sock *sk = &c->ss->sk;
+	struct spray_rmsg *rm;
+	u32 len = p->data.msg_len;
+	u32 charge;
+
+	list_for_each_entry(rm, &c->rmsgs, node)
+		if (rm->msg_id == p->data.msg_id)
+			return rm->len == len ? rm : ERR_PTR(-EINVAL);
+	if (len > READ_ONCE(spray_conn_net(c)->cfg.max_msg))
+		return ERR_PTR(-EMSGSIZE);
+	charge = spray_rmsg_charge(len);
+	if (atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf) ||
+	    !spray_rmem_charge(sk, charge)) {
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RCVBUF_FULL);
+		return ERR_PTR(-ENOBUFS);
+	}
+	rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
+	if (!rm)
+		goto err_uncharge;
+	rm->npages = DIV_ROUND_UP(len, PAGE_SIZE);
+	rm->pages = kcalloc(rm->npages, sizeof(*rm->pages),
+			    GFP_ATOMIC | __GFP_NOWARN);
+	if (!rm->pages) {
+		kfree(rm);
+		goto err_uncharge;
+	}
+	rm->msg_id = p->data.msg_id;
+	rm->len = len;
+	rm->from = c->remote;
+	rm->last_off = U32_MAX;
+	rm->charge = charge;
+	list_add_tail(&rm->node, &c->rmsgs);
+	c->rx_left_bytes += len;
+	c->rx_left_msgs++;
+	return rm;
+
+err_uncharge:
+	spray_rmem_uncharge(sk, charge);
+	return ERR_PTR(-ENOMEM);
+}
+
+/*
+ * Check a fragment against what the message already has, before its data
+ * is copied: fragments of one message lie on one grid (a sender cuts every
+ * message in fragments of its frag size), so a message is complete when
+ * each fragment arrived once. Overlapping, misaligned or repeated
+ * fragments (from a broken or hostile sender: each on its own psn) are
+ * refused; counting their bytes would complete a message with holes.
+ *
+ * Return: 0 to accept (@rm->got counts it), -EINVAL to refuse, -ENOMEM.
+ */
+static int spray_rmsg_frag(struct spray_rmsg *rm, u32 off, u32 len)
+{
+	bool last = off + len == rm->len;
+	u32 i, n;
+
+	if (!len || off >= rm->len || len > rm->len - off)
+		return -EINVAL;
+	if (!rm->frag && last && off) {
+		/* the last fragment first: place it once the grid is known */
+		if (rm->last_off != U32_MAX)
+			return -EINVAL;
+		rm->last_off = off;
+		rm->got += len;
+		return 0;
+	}
+	if (!rm->frag) {
+		if (!last && len < SPRAY_MIN_FRAG)
+			return -EINVAL;
+		if (off % len)
+			return -EINVAL;
+		n = DIV_ROUND_UP(rm->len, len);
+		/* a pending last fragment must be the grid's last */
+		if (rm->last_off != U32_MAX &&
+		    (rm->last_off % len || rm->last_off / len != n - 1))
+			return -EINVAL;
+		rm->fmap = bitmap_zalloc(n, GFP_ATOMIC | __GFP_NOWARN);
+		if (!rm->fmap)
+			return -ENOMEM;
+		rm->frag = len;
+		if (rm->last_off != U32_MAX)
+			__set_bit(n - 1, rm->fmap);
+	} else if (off % rm->frag ||
+		   len != min(rm->frag, rm->len - off)) {
+		return -EINVAL;
+	}
+	i = off / rm->frag;
+	if (__test_and_set_bit(i, rm->fmap))
+		return -EINVAL;
+	rm->got += len;
+	return 0;
+}
+
+/* Forget a fragment spray_rmsg_frag() accepted but that could not be stored. */
+static void spray_rmsg_unfrag(struct spray_rmsg *rm, u32 off, u32 len)
+{
+	if (rm->frag)
+		__clear_bit(off / rm->frag, rm->fmap);
+	else if (rm->last_off == off)
+		rm->last_off = U32_MAX;
+	rm->got -= len;
+}
+
+/* Copy a fragment's payload into the message's pages. */
+static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
+			   u32 skb_off, u32 off, u32 len)
+{
+	while (len) {
+		u32 idx = off >> PAGE_SHIFT, poff = off & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - poff);
+
+		if (!rm->pages[idx]) {
+			rm->pages[idx] = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+			if (!rm->pages[idx])
+				return -ENOMEM;
+		}
+		if (skb_copy_bits(skb, skb_off, page_address(rm->pages[idx]) +
+				  poff, n))
+			return -EFAULT;
+		skb_off += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * A challenge to the sender of incarnation @in->src_cid, whose SYN may not
+ * replace the current incarnation: an ACK of that incarnation that
+ * acknowledges nothing and whose src_cid is a token. Its real sender, and
+ * only it, hears the ACK and puts the token in its next DATA (dst_cid, as
+ * for any ACK): its incarnation is then adopted (spray_rx_incarnation()).
+ * A replayed or forged SYN gets no answer. Rate-limited per source, as the
+ * NACKs to unexpected packets are.
+ */
+static void spray_rx_challenge(struct spray_conn *c,
+			       const struct spray_pkt *in, u64 now,
+			       struct sk_buff_head *q)
+{
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+
+	if (c->chal_for != in->src_cid) {
+		c->chal_for = in->src_cid;
+		c->chal_cid = spray_new_cid();
+	}
+	if (!spray_nack_allowed(spray_conn_net(c), &c->remote, now))
+		return;
+	p.type = SPRAY_T_ACK;
+	p.src_cid = c->chal_cid;
+	p.dst_cid = in->src_cid;
+	/* the incarnation's first psn: nothing acknowledged, no grant */
+	p.ack.cum_psn = in->src_cid;
+	p.ack.sack_base = in->src_cid;
+	p.ack.grant_psn = in->src_cid;
+	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
+	if (skb)
+		__skb_queue_tail(q, skb);
+}
+
+/*
+ * Is a DATA packet of the incarnation we receive, or one that may replace
+ * it? A packet without SYN of another incarnation is answered with NACK
+ * NO_CONN (the sender starts again). A SYN replaces the current
+ * incarnation if that one is silent (SPRAY_STALE_NS), or if it is newer
+ * (its sender timestamp) and, when the current one is verified (its sender
+ * proved it hears our ACKs: spray_rx_accepted()), plausible: the peer's
+ * clock cannot run ahead of ours by more than SPRAY_TS_SLACK_NS. So late
+ * packets of an old incarnation, and forged ones with a far-future
+ * timestamp, never replace the real peer's. Any other SYN is challenged
+ * (spray_rx_challenge()): a real peer whose incarnation was displaced by a
+ * forgery, or whose clock went back (a reboot), answers and is adopted; a
+ * forgery cannot lock it out.
+ */
+static bool spray_rx_incarnation(struct spray_conn *c,
+				 const struct spray_pkt *p, u64 now,
+				 struct sk_buff_head *q)
+{
+	struct spray_net *sn = spray_conn_net(c);
+	u64 ts = p->data.ts_ns;
+	struct sk_buff *n;
+	u32 token;
+
+	if (p->src_cid == c->peer_cid)
+		return true;
+	if (c->chal_for && p->src_cid == c->chal_for &&
+	    p->dst_cid == c->chal_cid) {
+		/* the sender we challenged answered: it hears us */
+		token = c->chal_cid;
+		spray_rx_reset(c, p->src_cid, ts, now);
+		c->ack_cid = token;
+		c->rx_verified = true;
+		return true;
+	}
+	if (!(p->flags & SPRAY_F_SYN)) {
+		spray_mib_drop(sn, SPRAY_DROP_STALE);
+		n = spray_nack_skb(sn, &c->remote, &c->saddr, p, now);
+		if (n)
+			__skb_queue_tail(q, n);
+		return false;
+	}
+	if (c->peer_cid && now - c->rx_last_ns < SPRAY_STALE_NS &&
+	    (ts <= c->peer_last_ts ||
+	     (c->rx_verified && ts - c->peer_last_ts >
+	      now - c->rx_last_ns + SPRAY_TS_SLACK_NS))) {
+		spray_mib_drop(sn, SPRAY_DROP_STALE);
+		spray_rx_challenge(c, p, now, q);
+		return false;
+	}
+	spray_rx_reset(c, p->src_cid, ts, now);
+	return true;
+}
+
+/* A packet of the current incarnation was accepted. */
+static void spray_rx_accepted(struct spray_conn *c, const struct spray_pkt *p,
+			      u64 now)
+{
+	c->last_active_ns = now;
+	c->rx_last_ns = now;
+	c->rx_mtu = max_t(u32, c->rx_mtu, p->data.frag_len);
+	c->peer_last_ts = max(c->peer_last_ts, p->data.ts_ns);
+	if (p->dst_cid && p->dst_cid == c->ack_cid)
+		c->rx_verified = true;
+}
+
+static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
+			   const struct spray_pkt *p, bool ce, u64 now,
+			   struct sk_buff_head *q)
+{
+	struct spray_net *sn = spray_conn_net(c);
+	struct spray_rmsg *rm;
+	bool admitted;
+	int err;
+
+	if (!spray_rx_incarnation(c, p, now, q))
+		return;
+
+	if (spray_rxwin_received(&c->rx, p->psn) ||
+	    p->psn - c->rx.cum >= SPRAY_RXWIN_BITS) {
+		/* duplicate, or outside the window: let rxwin count it */
+		err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce,
+				      p->data.ts_ns, p->ev, now);
+		spray_mib_drop(sn, -err);
+		return;
+	}
+	admitted = c->rx_left_msgs;
+	rm = spray_rmsg_get(c, p);
+	admitted = c->rx_left_msgs > admitted;
+	if (rm == ERR_PTR(-EINVAL)) {
+		spray_mib_drop(sn, SPRAY_DROP_FRAG);
+		return;
+	}
+	if (rm == ERR_PTR(-EMSGSIZE) && !spray_rx_skip(c, p->data.msg_id)) {
+		/*
+		 * Longer than we take: acknowledged and discarded, every
+		 * packet of it, and the sender told to fail it (only when
+		 * the sender can learn its failure: acked, so that the rest
+		 * of the connection goes on).
+		 */
+		err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce,
+				      p->data.ts_ns, p->ev, now);
+		if (WARN_ON_ONCE(err))
+			return;
+		spray_rx_accepted(c, p, now);
+		spray_mib_drop(sn, SPRAY_DROP_MSG_SIZE);
+		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_MSG_SIZE, q);
+		return;
+	}
+	if (!IS_ERR(rm)) {
+		err = spray_rmsg_frag(rm, p->data.frag_off, p->data.frag_len);
+		if (err == -EINVAL) {
+			spray_mib_drop(sn, SPRAY_DROP_FRAG);
+			return;
+		}
+		if (err)
+			rm = ERR_PTR(err);
+	}
+	if (!IS_ERR(rm) && spray_rmsg_fill(rm, skb, p->hdr_len,
+					   p->data.frag_off,
+					   p->data.frag_len)) {
+		spray_rmsg_unfrag(rm, p->data.frag_off, p->data.frag_len);
+		rm = ERR_PTR(-ENOMEM);
+	}
+	if (IS_ERR(rm)) {
+		/*
+		 * No memory or buffer: not received. Tell the sender it was
+		 * refused, not lost: it resends without spending retries.
+		 * The sender is alive: the connection is not idle.
+		 */
+		c->last_active_ns = now;
+		if (spray_psn_after(p->psn + 1, c->rx_refused_top))
+			c->rx_refused_top = p->psn + 1;
+		c->rx_resume = true;
+		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_NO_BUF, q);
+		return;
+	}
+	err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce, p->data.ts_ns,
+			      p->ev, now);
+	if (WARN_ON_ONCE(err))
+		return;
+	spray_rx_accepted(c, p, now);
+	c->rx_left_bytes -= p->data.frag_len;
+	/* its other packets may have been refused: they fit now */
+	if (admitted)
+		spray_queue_resume(c, q);
+	c->stat_rx++;
+	spray_mib_inc(sn, SPRAY_MIB_RX_PKTS);
+	spray_mib_add(sn, SPRAY_MIB_RX_BYTES, p->data.frag_len);
+	if (ce)
+		spray_mib_inc(sn, SPRAY_MIB_ECN_CE);
+	if (rm->got >= rm->len)
+		spray_rx_complete(c, rm);
+}
+
+static void spray_rcv_ack(struct spray_conn *c, const struct spray_pkt *p,
+			  u64 now)
+{
+	struct spray_txack_sum sum;
+
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_RX);
+	if (spray_txwin_on_ack(&c->tw, &p->ack, now, &spray_tx_ops, c, &sum))
+		return;
+	c->synced = true;
+	c->peer_ack_cid = p->src_cid;
+	c->last_active_ns = now;
+	spray_nscc_on_ack(&c->nscc, &c->cc, &sum, c->tw.min_rtt_ns, now);
+	if (c->tw.failed)
+		spray_tx_fail_all(c, ETIMEDOUT);
+	else
+		spray_write_space(&c->ss->sk);
+}
+
+static void spray_rcv_nack(struct spray_conn *c, const struct spray_pkt *p,
+			   u64 now)
+{
+	int ret;
+
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_RX);
+	ret = spray_txwin_on_nack(&c->tw, p->nack.psn, p->nack.count,
+				  p->nack.reason, p->nack.cum_psn,
+				  p->nack.grant_psn, now, &spray_tx_ops, c);
+	if (ret == -EINVAL)
+		return;
+	c->last_active_ns = now;
+	if (ret == -EMSGSIZE) {
+		spray_tx_msg_size(c, p->nack.psn);
+		spray_write_space(&c->ss->sk);
+		return;
+	}
+	if (ret != -ECONNRESET) {
+		if (c->tw.failed)
+			spray_tx_fail_all(c, ETIMEDOUT);
+		return;
+	}
+	/*
+	 * The peer has no state for us. If it never acknowledged this
+	 * incarnation, nobody listens there: the messages fail. Else it
+	 * restarted (or forgot us, idle): send everything again in a new
+	 * incarnation.
+	 */
+	if (!c->synced) {
+		spray_tx_fail_all(c, ECONNREFUSED);
+	} else {
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_CONN_RESET);
+		/* the settings were valid when the connection started */
+		WARN_ON_ONCE(spray_tx_restart(c));
+	}
+}
+
+/* Echo a PROBE on the entropy value it came on, so its path is known. */
+static void spray_answer_probe(struct spray_conn *c, const struct spray_pkt *in,
+			       u64 now, struct sk_buff_head *q)
+{
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+
+	p.type = SPRAY_T_ACK;
+	p.flags = SPRAY_F_PROBE;
+	p.src_cid = c->ack_cid;
+	p.dst_cid = in->src_cid;
+	p.ack.ts_echo = in->probe.ts_ns;
+	p.ack.ev_echo = in->ev;
+	p.ack.echo_psn = in->probe.probe_id;
+	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
+	if (skb)
+		__skb_queue_tail(q, skb);
+}
+
+/* A probe came back: its entropy value works again. */
+static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
+			      u64 now)
+{
+	u32 idx = p->ack.echo_psn;
+
+	if (idx >= c->path.cfg.n ||
+	    spray_path_port(&c->path, idx) != p->ack.ev_echo)
+		return;
+	c->last_active_ns = now;
+	if (c->evs[idx].state == SPRAY_EV_DOWN)
+		spray_conn_path_event(c, idx, true);
+	spray_path_on_ack(&c->path, idx, false, now);
+}
+
+/**
+ * spray_conn_rcv() - handle one AF_SPRAY packet
+ * @sn: the namespace it arrived in
+ * @skb: the packet, skb->data at the AF_SPRAY header; consumed
+ * @from: source address (port filled here from the header)
+ * @to: destination address
+ * @ce: the IP header carried ECN CE
+ *
+ * Softirq, under rcu_read_lock(). Only packets valid for a connection
+ * (DATA of its incarnation, ACKs and NACKs naming our incarnation, PROBEs
+ * of the peer's) count as activity that keeps it from idling out.
+ */
+void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
+		    const struct spray_addr *from,
+		    const struct spray_addr *to, bool ce)
+{
+	u8 hdr[SPRAY_ACK_LEN];
+	struct spray_addr peer = *from;
+	struct sk_buff_head q;
+	struct spray_sock *ss;
+	struct spray_conn *c;
+	struct sk_buff *nack;
+	struct spray_pkt p;
+	u32 len = skb->len;
+	u64 now;
+	int err;
+
+	__skb_queue_head_init(&q);
+	err = spray_pkt_parse(skb_header_pointer(skb, 0,
+						 min_t(u32, len, sizeof(hdr)),
+						 hdr) ?: hdr, len, &p);
+	if (err) {
+		spray_mib_drop(sn, -err);
+		goto out;
+	}
+	peer.port = p.sport;
+	now = ktime_get_ns();
+	ss = spray_sock_lookup_rcu(sn, p.dport, to);
+	if (!ss) {
+		spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
+		/* Port unreachable: the sender fails fast. */
+		if (p.type == SPRAY_T_DATA) {
+			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
+			if (nack)
+				spray_udp_xmit(sn, nack);
+		}
+		goto out;
+	}
+
+	spin_lock_bh(&ss->lock);
+	if (ss->dead)
+		goto out_unlock;
+	if (p.type == SPRAY_T_DATA && ss->closing) {
+		/* closed: nothing more is received, the sender is told */
+		spray_mib_drop(sn, SPRAY_DROP_CLOSED);
+		nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
+		if (nack)
+			__skb_queue_tail(&q, nack);
+		goto out_unlock;
+	}
+	c = spray_conn_find(ss, &peer, &to->v6);
+	if (!c) {
+		if (p.type != SPRAY_T_DATA) {
+			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			goto out_unlock;
+		}
+		if (!(p.flags & SPRAY_F_SYN)) {
+			/*
+			 * We forgot the sender (we restarted, or idled out):
+			 * it starts a new incarnation and sends again.
+			 */
+			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
+			if (nack)
+				__skb_queue_tail(&q, nack);
+			goto out_unlock;
+		}
+		/* state for unknown senders is bounded per socket and netns */
+		if (ss->nconns >= SPRAY_MAX_CONNS ||
+		    atomic_read(&sn->nconns) >= SPRAY_MAX_NET_CONNS) {
+			spray_mib_drop(sn, SPRAY_DROP_LIMIT);
+			goto out_unlock;
+		}
+		c = spray_conn_alloc(ss, &peer, GFP_ATOMIC);
+		if (!c)
+			goto out_unlock;
+		c->saddr = to->v6;
+		spray_conn_insert(ss, c);
+	}
+
+	switch (p.type) {
+	case SPRAY_T_DATA:
+		spray_rcv_data(c, skb, &p, ce, now, &q);
+		if (c->peer_cid) {
+			spray_queue_acks(c, now, &q);
+			spray_queue_nacks(c, now, &q);
+		}
+		break;
+	case SPRAY_T_PROBE:
+		if (!c->peer_cid || p.src_cid != c->peer_cid) {
+			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			break;
+		}
+		c->last_active_ns = now;
+		spray_answer_probe(c, &p, now, &q);
+		break;
+	case SPRAY_T_ACK:
+	case SPRAY_T_NACK:
+		if (!c->tx_ready || p.dst_cid != c->local_cid) {
+			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			break;
+		}
+		if (p.type == SPRAY_T_NACK)
+			spray_rcv_nack(c, &p, now);
+		else if (p.flags & SPRAY_F_PROBE)
+			spray_probe_acked(c, &p, now);
+		else
+			spray_rcv_ack(c, &p, now);
+		spray_conn_pump(c, now, &q);
+		spray_conn_linger_check(c);
+		break;
+	default:
+		break;
+	}
+	spray_conn_arm(c, now);
+out_unlock:
+	spin_unlock_bh(&ss->lock);
+	spray_xmit_queue(sn, &q);
+out:
+	consume_skb(skb);
+}
+

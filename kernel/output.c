@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY output: packets built under the socket lock (DATA with its
+ * entropy value, PROBE, ACK, NACK), the pump that sends what the windows
+ * allow, receiver credit, and sendmsg().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errqueue.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/ip.h>
+#include <net/udp.h>
+
+#include "conn.h"
+#include "netlink.h"
+
+/* room in front of our header for UDP, IP and the link layer */
+#define SPRAY_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			 sizeof(struct udphdr))
+
+/* ---- packets ---- */
+
+static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
+				       const struct in6_addr *saddr,
+				       const struct spray_addr *to, u16 sport,
+				       u16 dport, u16 ev)
+{
+	struct sk_buff *skb;
+	u32 hlen;
+	int n;
+
+	hlen = spray_pkt_hdr_len(p->type);
+	skb = alloc_skb(SPRAY_HEADROOM + hlen + payload, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, SPRAY_HEADROOM);
+	p->sport = sport;
+	p->dport = dport;
+	p->ev = ev;
+	n = spray_pkt_build(skb_put(skb, hlen), hlen, p);
+	if (WARN_ON_ONCE(n != (int)hlen)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	SPRAY_SKB_CB(skb)->saddr = *saddr;
+	SPRAY_SKB_CB(skb)->daddr = to->v6;
+	SPRAY_SKB_CB(skb)->oif = to->scope_id;
+	SPRAY_SKB_CB(skb)->ev = ev;
+	return skb;
+}
+
+struct sk_buff *spray_pkt_skb(struct spray_conn *c,
+			      struct spray_pkt *p, u32 payload, u16 ev)
+{
+	return spray_build_skb(p, payload, &c->saddr, &c->remote,
+			       c->ss->local.port, c->remote.port, ev);
+}
+
+u16 spray_ctrl_ev(struct spray_conn *c)
+{
+	if (c->tx_ready)
+		return spray_path_port(&c->path,
+				       get_random_u32_below(c->path.cfg.n));
+	return 49152 + get_random_u32_below(16384);
+}
+
+struct spray_tmsg *spray_tmsg_find(struct spray_conn *c, u32 msg_id)
+{
+	struct spray_tmsg *m;
+
+	list_for_each_entry(m, &c->tmsgs, node)
+		if (m->msg_id == msg_id)
+			return m;
+	return NULL;
+}
+
+static void spray_queue_data(struct spray_conn *c, u32 psn,
+			     const struct spray_txrec *rec, int ev_idx,
+			     bool probe, bool retx, u64 now,
+			     struct sk_buff_head *q)
+{
+	struct spray_tmsg *m = spray_tmsg_find(c, rec->msg_id);
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+
+	/* every psn outstanding has its message until it is acknowledged */
+	if (WARN_ON_ONCE(!m))
+		return;
+	p.type = SPRAY_T_DATA;
+	p.flags = (retx ? SPRAY_F_RETX : 0) |
+		  (probe ? SPRAY_F_ACK_REQ : 0) |
+		  (c->synced ? 0 : SPRAY_F_SYN);
+	p.src_cid = c->local_cid;
+	p.dst_cid = c->peer_ack_cid;
+	p.psn = psn;
+	p.data.msg_id = rec->msg_id;
+	p.data.msg_len = m->len;
+	p.data.frag_off = rec->frag_off;
+	p.data.frag_len = rec->len;
+	p.data.ts_ns = now;
+	skb = spray_pkt_skb(c, &p, rec->len,
+			    spray_path_port(&c->path, (u16)ev_idx));
+	if (!skb)
+		return;	/* the RTO sends it again */
+	skb_put_data(skb, m->buf + rec->frag_off, rec->len);
+	__skb_queue_tail(q, skb);
+	c->stat_tx++;
+	if (retx) {
+		c->stat_retx++;
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RETX_PKTS);
+	} else {
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_PKTS);
+		spray_mib_add(spray_conn_net(c), SPRAY_MIB_TX_BYTES, rec->len);
+	}
+}
+
+static u32 spray_conn_cwnd(const struct spray_conn *c)
+{
+	return spray_nscc_cwnd_pkts(&c->nscc, &c->cc);
+}
+
+/* A PROBE on a DOWN entropy value: answered by an ACK with SPRAY_F_PROBE. */
+static void spray_queue_probe(struct spray_conn *c, int ev_idx, u64 now,
+			      struct sk_buff_head *q)
+{
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+
+	p.type = SPRAY_T_PROBE;
+	p.flags = c->synced ? 0 : SPRAY_F_SYN;
+	p.src_cid = c->local_cid;
+	p.dst_cid = c->peer_ack_cid;
+	p.probe.ts_ns = now;
+	p.probe.probe_id = ev_idx;
+	skb = spray_pkt_skb(c, &p, 0, spray_path_port(&c->path, (u16)ev_idx));
+	if (skb)
+		__skb_queue_tail(q, skb);
+}
+
+/*
+ * The entropy value of a new packet. Probes of DOWN entropy values that
+ * fall due go out as PROBE packets on the way: data never rides a path
+ * believed dead.
+ */
+static int spray_pick_data_ev(struct spray_conn *c, u64 now,
+			      struct sk_buff_head *q)
+{
+	u32 tries = c->path.cfg.n + 1;
+	bool probe;
+	int ev;
+
+	do {
+		ev = spray_path_pick(&c->path, now, -1, &probe);
+		if (ev < 0 || !probe)
+			return ev;
+		spray_queue_probe(c, ev, now, q);
+	} while (--tries);
+	/* unreachable: each probe moves its EV's next probe into the future */
+	return ev;
+}
+
+/* The first message with bytes never sent, or NULL. */
+struct spray_tmsg *spray_conn_next_new(struct spray_conn *c)
+{
+	struct spray_tmsg *m;
+
+	list_for_each_entry(m, &c->tmsgs, node)
+		if (!m->abandoned && m->next_off < m->len)
+			return m;
+	return NULL;
+}
+
+/*
+ * Send what the windows allow: retransmissions first, then new data, at
+ * most SPRAY_TX_BURST packets; if room is left, the timer goes on with the
+ * next burst once this one is out (spray_conn_arm()).
+ */
+void spray_conn_pump(struct spray_conn *c, u64 now,
+		     struct sk_buff_head *q)
+{
+	u32 cwnd, psn, len, n = 0;
+	struct spray_txrec *rec;
+	struct spray_tmsg *m;
+	bool probe;
+	int ev;
+
+	c->pump_more = false;
+	if (!c->tx_ready || c->tw.failed)
+		return;
+	cwnd = spray_conn_cwnd(c);
+	while (c->tw.inflight < cwnd && spray_txwin_next_retx(&c->tw, &psn)) {
+		if (n == SPRAY_TX_BURST)
+			goto more;
+		rec = spray_txwin_rec(&c->tw, psn);
+		ev = spray_path_pick(&c->path, now, rec->ev, &probe);
+		if (ev < 0)
+			break;
+		spray_txwin_sent_retx(&c->tw, psn, (u16)ev, now);
+		spray_queue_data(c, psn, rec, ev, probe, true, now, q);
+		n++;
+	}
+	m = spray_conn_next_new(c);
+	while (m && spray_txwin_room(&c->tw, cwnd)) {
+		/*
+		 * While the receiver refuses packets for lack of room, only
+		 * messages it admitted (some of their packets were acked)
+		 * go on: anything else would be refused too, and an admitted
+		 * message must complete for the room to come back.
+		 */
+		if (c->tw.refused && !m->acked)
+			break;
+		if (n == SPRAY_TX_BURST)
+			goto more;
+		len = min(c->frag_size, m->len - m->next_off);
+		ev = spray_pick_data_ev(c, now, q);
+		if (ev < 0)
+			return;
+		/* a window probe asks for its ACK at once */
+		probe = c->tw.probe_ok;
+		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
+					   m->next_off, (u16)len);
+		m->next_off += len;
+		spray_queue_data(c, psn, spray_txwin_rec(&c->tw, psn), ev,
+				 probe, false, now, q);
+		n++;
+		if (m->next_off == m->len)
+			m = spray_conn_next_new(c);
+	}
+	return;
+more:
+	c->pump_more = true;
+	c->pump_at = now;
+}
+
+/*
+ * Receiver credit: how many packets of the peer's this socket can take. The
+ * rest of each message already admitted has its room reserved (in packets
+ * of the peer's size, rounded up per message); a new message is admitted
+ * while the buffer is below SO_RCVBUF, and each of its packets may be a new
+ * message costing a page: one packet per page free, at least one while
+ * there is room. O(1): the per-connection sums are kept up to date.
+ */
+u32 spray_conn_grant(struct spray_conn *c)
+{
+	struct spray_cc_cfg cfg = c->cc;
+	struct sock *sk = &c->ss->sk;
+	u32 rcvd = c->rx.above;
+	s64 room;
+	u64 pkts;
+
+	/* credit counts packets of the size the peer sends */
+	if (c->rx_mtu)
+		cfg.mtu = c->rx_mtu;
+	pkts = c->rx_left_bytes / cfg.mtu + c->rx_left_msgs;
+	room = (s64)READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
+	if (room > 0)
+		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1)), 1);
+	/*
+	 * psns refused for lack of room are holes that come back only when
+	 * there is room: counted as received, or they would use up the
+	 * credit that lets the sender finish a message already admitted.
+	 */
+	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
+		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */
+	else if (spray_psn_after(c->rx_refused_top, c->rx.cum + rcvd))
+		rcvd = c->rx_refused_top - c->rx.cum;
+	return spray_rcc_grant_rcvd(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
+				    rcvd, (u32)min_t(u64, pkts * cfg.mtu,
+						     U32_MAX));
+}
+
+void spray_queue_ack(struct spray_conn *c, u64 now,
+		     struct sk_buff_head *q)
+{
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+
+	p.type = SPRAY_T_ACK;
+	p.src_cid = c->ack_cid;
+	p.dst_cid = c->peer_cid;
+	spray_rxwin_build_ack(&c->rx, now, &p.ack);
+	p.ack.grant_psn = spray_conn_grant(c);
+	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
+	if (!skb)
+		return;
+	__skb_queue_tail(q, skb);
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_TX);
+}
+
+/*
+ * The ACKs due: one usually, a few when reordering spread the psns
+ * received since the last ACK over more than one 64-psn SACK range.
+ */
+void spray_queue_acks(struct spray_conn *c, u64 now,
+		      struct sk_buff_head *q)
+{
+	unsigned int n = 0;
+
+	while (n++ < 8 && spray_rxwin_ack_due(&c->rx, now))
+		spray_queue_ack(c, now, q);
+}
+
+/*
+ * Answers to packets that no connection expects may go to forged sources:
+ * at most SPRAY_NACK_RATE a second per source address (spray_net.nack_rl).
+ */
+bool spray_nack_allowed(struct spray_net *sn,
+			const struct spray_addr *to, u64 now)
+{
+	u32 key[4];
+	bool ok;
+
+	/* the address as it is: a hash key, no arithmetic */
+	memcpy(key, &to->v6, sizeof(key));
+	spin_lock_bh(&sn->nack_rl_lock);
+	ok = spray_rl_allow(&sn->nack_rl, key, 4, now);
+	spin_unlock_bh(&sn->nack_rl_lock);
+	if (!ok)
+		spray_mib_drop(sn, SPRAY_DROP_RATELIMIT);
+	return ok;
+}
+
+/*
+ * A NACK NO_CONN answering a packet that no connection expects (a port
+ * nobody binds, a connection that does not exist or is closed): the sender
+ * fails fast, or starts a new incarnation. Rate-limited per source.
+ */
+struct sk_buff *spray_nack_skb(struct spray_net *sn,
+			       const struct spray_addr *to,
+			       const struct in6_addr *saddr,
+			       const struct spray_pkt *in, u64 now)
+{
+	struct spray_pkt p = {};
+
+	if (!spray_nack_allowed(sn, to, now))
+		return NULL;
+	p.type = SPRAY_T_NACK;
+	p.src_cid = in->dst_cid ? in->dst_cid : 1;
+	p.dst_cid = in->src_cid;
+	p.nack.psn = in->psn;
+	p.nack.count = 1;
+	p.nack.reason = SPRAY_NACK_NO_CONN;
+	p.nack.cum_psn = in->psn;
+	p.nack.grant_psn = in->psn;
+	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
+			       49152 + get_random_u32_below(16384));
+}
+
+/* A NACK of @count psns from @psn, with the current cumulative ACK and grant. */
+void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count,
+		      u8 reason, struct sk_buff_head *q)
+{
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+
+	p.type = SPRAY_T_NACK;
+	p.src_cid = c->ack_cid;
+	p.dst_cid = c->peer_cid;
+	p.nack.psn = psn;
+	p.nack.count = count;
+	p.nack.reason = reason;
+	p.nack.cum_psn = c->rx.cum;
+	p.nack.grant_psn = spray_conn_grant(c);
+	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));
+	if (!skb)
+		return;
+	__skb_queue_tail(q, skb);
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_TX);
+}
+
+/*
+ * Room again (the application read, or a message was admitted): the psns
+ * refused since the last time may come now, without waiting for the
+ * sender's timer.
+ */
+void spray_queue_resume(struct spray_conn *c, struct sk_buff_head *q)
+{
+	if (!c->rx_resume || !spray_psn_after(c->rx_refused_top, c->rx.cum))
+		return;
+	c->rx_resume = false;
+	spray_queue_nack(c, c->rx.cum, 1, SPRAY_NACK_RESUME, q);
+}
+
+void spray_queue_nacks(struct spray_conn *c, u64 now,
+		       struct sk_buff_head *q)
+{
+	struct spray_rxwin_nack nk[4];
+	u32 n, i, rtt;
+
+	if (!c->peer_cid)
+		return;
+	rtt = c->tx_ready && c->tw.srtt_ns ? c->tw.srtt_ns : 1000000;
+	n = spray_rxwin_nack_scan(&c->rx, now, rtt, nk, ARRAY_SIZE(nk));
+	for (i = 0; i < n; i++)
+		spray_queue_nack(c, nk[i].psn, nk[i].count, SPRAY_NACK_LOSS, q);
+}
+
+void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q)))
+		spray_udp_xmit(sn, skb);
+}
+
+/**
+ * spray_conn_sendmsg() - queue one message to a peer and start sending it
+ * @ss: the sending socket, bound
+ * @to: the peer
+ * @msg: the data, @len bytes, 1..max_msg
+ * @len: its length
+ * @cookie: reported with the message if it cannot be delivered
+ *
+ * Waits (unless non-blocking) while the socket's queued bytes are at or
+ * above SO_SNDBUF; then charges the message's memory and copies it in.
+ *
+ * Return: @len, or -EAGAIN, -EFAULT, -ENOMEM, -ENOBUFS (the protocol's or
+ * the memory cgroup's limit, or too many connections), -ENETUNREACH (no
+ * route), a signal's -EINTR/-ERESTARTSYS, or -EPIPE if the socket is
+ * closing or was shut down for sending while waiting.
+ */
+int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
+		       struct msghdr *msg, size_t len, u64 cookie)
+{
+	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct spray_conn *c, *fresh = NULL;
+	u32 charge = spray_tmsg_charge(len);
+	struct sock *sk = &ss->sk;
+	struct in6_addr saddr;
+	struct spray_tmsg *m;
+	struct sk_buff_head q;
+	bool charged;
+	long timeo;
+	int err;
+
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	for (;;) {
+		DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
+			return -EPIPE;
+		spin_lock_bh(&ss->lock);
+		/* below SO_SNDBUF: room for one more message, of any size */
+		if (spray_sock_wspace(sk)) {
+			charged = spray_wmem_charge(sk, charge);
+			spin_unlock_bh(&ss->lock);
+			if (!charged)
+				return -ENOBUFS;	/* memory limits */
+			break;
+		}
+		spin_unlock_bh(&ss->lock);
+		if (!timeo)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return sock_intr_errno(timeo);
+		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		add_wait_queue(sk_sleep(sk), &wait);
+		if (!spray_sock_wspace(sk) &&
+		    !(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN))
+			timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+		remove_wait_queue(sk_sleep(sk), &wait);
+	}
+
+	/* charged: now the memory */
+	err = -ENOMEM;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		goto err_uncharge;
+	m->buf = kvmalloc(len, GFP_KERNEL);
+	if (!m->buf)
+		goto err_free;
+	m->len = len;
+	m->charge = charge;
+	m->cookie = cookie;
+	if (!copy_from_iter_full(m->buf, len, &msg->msg_iter)) {
+		err = -EFAULT;
+		goto err_free;
+	}
+
+	spin_lock_bh(&ss->lock);
+	c = spray_conn_find(ss, to, NULL);
+	if (!c || !c->tx_ready) {
+		/* answer from the address the peer used, if it spoke first */
+		saddr = c ? c->saddr : ss->local.v6;
+		spin_unlock_bh(&ss->lock);
+		fresh = spray_conn_alloc(ss, to, GFP_KERNEL);
+		if (!fresh)
+			goto err_free;
+		fresh->saddr = saddr;
+		err = spray_conn_tx_init(fresh, sn);
+		if (err)
+			goto err_free;
+		spin_lock_bh(&ss->lock);
+		c = spray_conn_find(ss, to, &fresh->saddr);
+		if (!c) {
+			if (ss->nconns >= SPRAY_MAX_CONNS) {
+				err = -ENOBUFS;
+				goto err_unlock;
+			}
+			c = fresh;
+			fresh = NULL;
+			spray_conn_insert(ss, c);
+		} else if (!c->tx_ready) {
+			/* The peer opened it first: adopt our sending half. */
+			swap(c->ring, fresh->ring);
+			swap(c->evs, fresh->evs);
+			c->frag_size = fresh->frag_size;
+			c->cc = fresh->cc;
+			spray_path_init(&c->path, c->evs, &fresh->path.cfg,
+					get_random_u32());
+			err = spray_tx_restart(c);
+			if (err)
+				goto err_unlock;
+		}
+		c->tx_ready = true;
+	}
+	if (ss->dead || ss->closing) {
+		err = -EPIPE;
+		goto err_unlock;
+	}
+	m->msg_id = c->next_msg_id++;
+	list_add_tail(&m->node, &c->tmsgs);
+	WRITE_ONCE(ss->tx_bytes, ss->tx_bytes + len);
+	c->last_active_ns = ktime_get_ns();
+	__skb_queue_head_init(&q);
+	spray_conn_pump(c, ktime_get_ns(), &q);
+	spray_conn_arm(c, ktime_get_ns());
+	spin_unlock_bh(&ss->lock);
+	spray_xmit_queue(sn, &q);
+	if (fresh)
+		spray_conn_free(fresh);
+	return len;
+
+err_unlock:
+	spin_unlock_bh(&ss->lock);
+err_free:
+	if (fresh)
+		spray_conn_free(fresh);
+	if (m)
+		kvfree(m->buf);
+	kfree(m);
+err_uncharge:
+	spin_lock_bh(&ss->lock);
+	spray_wmem_uncharge(sk, charge);
+	spin_unlock_bh(&ss->lock);
+	spray_write_space(sk);
+	return err;
+}
+

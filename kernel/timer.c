@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SPRAY timers: one hrtimer per connection for delayed ACKs, NACKs,
+ * the RTO, the persist timer, paced bursts and the idle teardown.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errqueue.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/ip.h>
+#include <net/udp.h>
+
+#include "conn.h"
+#include "netlink.h"
+
+/* ---- timers ---- */
+
+static u64 spray_earliest(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return min(a, b);
+}
+
+/*
+ * Nothing queued, in flight or owed an ACK. Messages being reassembled do
+ * not count: a sender silent for the idle timeout gave up on them (or
+ * never existed: a spoofed SYN), and they must not pin the connection and
+ * the receive buffer for ever; but see spray_conn_rx_held().
+ */
+static bool spray_conn_idle(const struct spray_conn *c)
+{
+	if (!spray_conn_tx_done(c))
+		return false;
+	return !(c->peer_cid && c->rx.unacked);
+}
+
+/*
+ * Partial messages wait while the application has messages to read: the
+ * sender may be silent for lack of credit, which reading gives back.
+ */
+static bool spray_conn_rx_held(const struct spray_conn *c)
+{
+	return (!list_empty(&c->rmsgs) || !list_empty(&c->rdone)) &&
+	       !list_empty(&c->ss->rxq);
+}
+
+static u64 spray_conn_idle_deadline(const struct spray_conn *c)
+{
+	u32 ms = READ_ONCE(spray_conn_net(c)->cfg.idle_timeout_ms);
+
+	return c->last_active_ns + (u64)ms * NSEC_PER_MSEC;
+}
+
+/* The persist timer applies: the grant stops new data that waits. */
+static u64 spray_conn_persist_deadline(struct spray_conn *c)
+{
+	u64 t;
+
+	if (!c->tx_ready)
+		return 0;
+	t = spray_txwin_persist_deadline(&c->tw);
+	return t && spray_conn_next_new(c) ? t : 0;
+}
+
+/* Arm the timer for the next ACK, NACK, loss, RTO or persist deadline. */
+void spray_conn_arm(struct spray_conn *c, u64 now)
+{
+	u64 t = 0;
+
+	if (c->ss->dead)
+		return;
+	if (c->peer_cid) {
+		u32 rtt = c->tx_ready && c->tw.srtt_ns ? c->tw.srtt_ns :
+			  1000000;
+
+		if (c->rx.unacked)
+			t = spray_earliest(t, spray_rxwin_ack_deadline(&c->rx));
+		t = spray_earliest(t, spray_rxwin_nack_deadline(&c->rx, rtt));
+	}
+	if (c->tx_ready && spray_txwin_outstanding(&c->tw))
+		t = spray_earliest(t, spray_txwin_rto_deadline(&c->tw));
+	if (c->pump_more)
+		t = spray_earliest(t, c->pump_at);
+	t = spray_earliest(t, spray_conn_persist_deadline(c));
+	if (!t && spray_conn_idle(c))
+		t = spray_conn_idle_deadline(c);
+	if (!t)
+		return;
+	if (t <= now)
+		t = now + 1000;
+	hrtimer_start(&c->timer, ns_to_ktime(t), HRTIMER_MODE_ABS_SOFT);
+}
+
+enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
+{
+	struct spray_conn *c = container_of(t, struct spray_conn, timer);
+	struct spray_sock *ss = c->ss;
+	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct sk_buff_head q;
+	u64 now, rto;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&ss->lock);
+	if (ss->dead)
+		goto out;
+	now = ktime_get_ns();
+	if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c) &&
+	    spray_conn_rx_held(c)) {
+		/* look again one idle timeout later */
+		c->last_active_ns = now;
+	} else if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c)) {
+		/* Idle for idle-timeout-ms: unhash, free outside the timer. */
+		hlist_del(&c->node);
+		ss->nconns--;
+		atomic_dec(&sn->nconns);
+		spray_mib_inc(sn, SPRAY_MIB_CONN_CLOSE);
+		sock_hold(&ss->sk);
+		queue_work(spray_wq, &c->free_work);
+		goto out;
+	}
+	if (c->peer_cid) {
+		spray_queue_acks(c, now, &q);
+		spray_queue_nacks(c, now, &q);
+	}
+	if (c->tx_ready) {
+		/*
+		 * No RACK here: a timer that fires late (a busy or stalled
+		 * host) would find packets old whose ACKs wait in the receive
+		 * queue. RACK runs as ACKs arrive; the RTO covers the tail.
+		 */
+		rto = spray_txwin_rto_deadline(&c->tw);
+		if (rto && rto <= now) {
+			spray_mib_inc(sn, SPRAY_MIB_RTO);
+			spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
+		}
+		/* the grant stops us, and its ACK may be lost: probe */
+		if (spray_conn_persist_deadline(c) &&
+		    spray_txwin_on_persist(&c->tw, now))
+			spray_mib_inc(sn, SPRAY_MIB_WINDOW_PROBES);
+		if (c->tw.failed)
+			spray_tx_fail_all(c, ETIMEDOUT);
+		spray_conn_pump(c, now, &q);
+		spray_conn_linger_check(c);
+	}
+	spray_conn_arm(c, now);
+out:
+	spin_unlock_bh(&ss->lock);
+	spray_xmit_queue(sn, &q);
+	return HRTIMER_NORESTART;
+}
+
