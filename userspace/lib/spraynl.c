@@ -172,7 +172,8 @@ int spraynl_strerror(struct ynl_sock *ys, char *buf, size_t len)
 	X(PATH_DOWN, path_down) X(PATH_UP, path_up)			\
 	X(RCVBUF_FULL, rcvbuf_full) X(NO_SOCKET, no_socket)		\
 	X(LOST_RACK, lost_rack) X(LOST_NACK, lost_nack)			\
-	X(LOST_RTO, lost_rto) X(SPURIOUS_LOSS, spurious_loss)
+	X(LOST_RTO, lost_rto) X(SPURIOUS_LOSS, spurious_loss)		\
+	X(WINDOW_PROBES, window_probes)
 
 #define ONE(A, f) + 1
 _Static_assert(0 SPRAYNL_COUNTERS(ONE) == SPRAYNL_NR_COUNTERS,

@@ -290,8 +290,15 @@ int cmd_peers(int argc, char **argv)
 		rec_u64(o, "id", p->id);
 		rec_str(o, "local", "%s", spraynl_addr_str(&p->local, a, sizeof(a)));
 		rec_str(o, "remote", "%s", spraynl_addr_str(&p->remote, a, sizeof(a)));
-		rec_u64(o, "local-cid", p->local_cid);
-		rec_u64(o, "remote-cid", p->remote_cid);
+		/* the kernel gives connection ids to CAP_NET_ADMIN only */
+		if (p->_present.local_cid)
+			rec_u64(o, "local-cid", p->local_cid);
+		else
+			rec_none(o, "local-cid");
+		if (p->_present.remote_cid)
+			rec_u64(o, "remote-cid", p->remote_cid);
+		else
+			rec_none(o, "remote-cid");
 		rec_enum(o, "state", spray_nl_peer_state_str(p->state), p->state);
 		rec_u64(o, "srtt-us", p->srtt_us);
 		rec_u64(o, "min-rtt-us", p->min_rtt_us);

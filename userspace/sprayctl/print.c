@@ -55,6 +55,13 @@ void rec_u64(struct rec *r, const char *key, uint64_t v)
 	snprintf(f->s, sizeof(f->s), "%llu", (unsigned long long)v);
 }
 
+void rec_none(struct rec *r, const char *key)
+{
+	struct field *f = rec_next(r, key, F_NONE);
+
+	snprintf(f->s, sizeof(f->s), "-");
+}
+
 void rec_f64(struct rec *r, const char *key, double v)
 {
 	struct field *f = rec_next(r, key, F_F64);
@@ -193,7 +200,8 @@ void jw_rec(const char *key, const struct rec *r)
 
 	jw_begin_obj(key);
 	for (i = 0; i < r->n; i++)
-		jw_field(&r->f[i]);
+		if (r->f[i].type != F_NONE)
+			jw_field(&r->f[i]);
 	jw_end_obj();
 }
 

@@ -48,7 +48,8 @@ void nl_close(void);
 int nl_failed(const char *what);
 
 /* ---- output (print.c) */
-enum ftype { F_STR, F_U64, F_F64 };
+/* F_NONE: a value the kernel did not give: "-" in tables, absent in JSON */
+enum ftype { F_STR, F_U64, F_F64, F_NONE };
 
 struct field {
 	char key[40];
@@ -67,6 +68,7 @@ struct rec {
 void rec_str(struct rec *r, const char *key, const char *f, ...)
 	__attribute__((format(printf, 3, 4)));
 void rec_u64(struct rec *r, const char *key, uint64_t v);
+void rec_none(struct rec *r, const char *key);
 void rec_f64(struct rec *r, const char *key, double v);
 const struct field *rec_get(const struct rec *r, const char *key);
 void rec_free(struct rec *r);
