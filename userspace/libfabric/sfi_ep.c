@@ -408,7 +408,9 @@ static void sfi_ep_read_errq(struct sfi_ep *ep)
 			continue;
 		if (tx)
 			sfi_tx_fail(ep, tx, (int)ee.ee_errno);
-		sfi_peer_fail(ep, peer, (int)ee.ee_errno, ee.ee_info);
+		sfi_peer_fail(ep, peer, (int)ee.ee_errno,
+			      ee.ee_info > sizeof(struct sfi_hdr) ?
+			      ee.ee_info - sizeof(struct sfi_hdr) : 0);
 	}
 }
 
@@ -1441,8 +1443,7 @@ int sfi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	size_t i;
 	int ret;
 
-	if (!info || !info->ep_attr || (info->ep_attr->type != FI_EP_RDM &&
-					info->ep_attr->type != FI_EP_DGRAM))
+	if (!info || !info->ep_attr || info->ep_attr->type != FI_EP_RDM)
 		return -FI_EINVAL;
 	if (!sfi_rma_ops.size) {
 		sfi_fill_nosys(&sfi_rma_ops, sizeof(sfi_rma_ops));

@@ -4,8 +4,8 @@
  * memory registration, the progress thread and fi_trywait.
  *
  * fi_getinfo answers for what the provider has, nothing more: FI_EP_RDM
- * (and FI_EP_DGRAM: reliable and ordered is more than a datagram
- * endpoint promises) with FI_MSG and FI_TAGGED, FI_SOURCE,
+ * with FI_MSG and FI_TAGGED (no FI_EP_DGRAM: libfabric would layer its
+ * ofi_rxd reliability provider over it and offer "spray;ofi_rxd" first), FI_SOURCE,
  * FI_DIRECTED_RECV, 8 bytes of remote CQ data, FI_ORDER_SAS, transmit or
  * inject completion; no RMA, atomics, FI_HMEM, FI_MULTI_RECV or delivery
  * completion, so that a library asking for them falls back. One fi_info
@@ -264,11 +264,10 @@ static struct fi_info *sfi_info_new(uint32_t version, const struct fi_info *h,
 	fi->domain_attr->caps = FI_LOCAL_COMM | FI_REMOTE_COMM;
 	fi->domain_attr->max_err_data = SFI_ERR_DATA_LEN;
 	fi->fabric_attr->name = strdup(SFI_NAME);
-	fi->fabric_attr->prov_name = strdup(SFI_NAME);
+	/* prov_name is the core's to set: "spray", or "spray;util" if layered */
 	fi->fabric_attr->prov_version = SFI_VERSION;
 	fi->fabric_attr->api_version = version;
-	if (!fi->domain_attr->name || !fi->fabric_attr->name ||
-	    !fi->fabric_attr->prov_name)
+	if (!fi->domain_attr->name || !fi->fabric_attr->name)
 		goto err;
 	return fi;
 err:
@@ -281,7 +280,7 @@ static int sfi_getinfo(uint32_t version, const char *node, const char *service,
 		       struct fi_info **info)
 {
 	struct sockaddr_spray src, dest, *srcp = NULL, *destp = NULL;
-	static const enum fi_ep_type types[] = { FI_EP_RDM, FI_EP_DGRAM };
+	static const enum fi_ep_type types[] = { FI_EP_RDM };
 	struct sfi_iface ifs[16];
 	struct fi_info *head = NULL, **tail = &head;
 	int nif, i, t, fd;
@@ -345,7 +344,7 @@ static int sfi_getinfo(uint32_t version, const char *node, const char *service,
 		if (hints && hints->fabric_attr && hints->fabric_attr->name &&
 		    strcmp(hints->fabric_attr->name, SFI_NAME))
 			continue;
-		for (t = 0; t < 2; t++) {
+		for (t = 0; t < 1; t++) {
 			struct fi_info *fi;
 
 			if (!sfi_hints_ok(hints, types[t]))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * libfabric provider "spray": FI_EP_RDM (and FI_EP_DGRAM) endpoints over
+ * libfabric provider "spray": FI_EP_RDM endpoints over
  * one AF_SPRAY socket each (Documentation/networking/spray-libfabric.rst).
  *
  * Files: sfi_prov.c (fi_prov_ini, fi_getinfo, fabric, domain, memory
