@@ -195,6 +195,38 @@ static ssize_t sfi_cq_take(struct sfi_cq *cq, void *buf, size_t count,
 	return i ? (ssize_t)i : -FI_EAGAIN;
 }
 
+/*
+ * FI_SPRAY_IDLE_WAIT_US (default 0, off): after SFI_IDLE_READS empty reads
+ * in a row, a read first waits up to that long for one of the CQ's
+ * sockets to have something. For applications that poll without end
+ * (Open MPI's progress loop) on hosts with more processes than cores: the
+ * kernel gets the CPU that moves their packets. Never when the CQ holds
+ * entries; the read still returns -FI_EAGAIN when nothing came.
+ */
+#define SFI_IDLE_READS	64
+
+static void sfi_cq_idle_wait(struct sfi_cq *cq)
+{
+	struct timespec ts = { 0, (long)sfi_param_idle_wait_us * 1000 };
+	struct sfi_list *pos, *tmp;
+	struct pollfd p[16];
+	nfds_t n = 0;
+
+	sfi_list_for_each_safe(pos, tmp, &cq->dom->eps) {
+		struct sfi_ep *ep = sfi_container_of(pos, struct sfi_ep, dom_link);
+
+		if ((ep->tx_cq == cq || ep->rx_cq == cq) && ep->enabled && n < 16) {
+			p[n].fd = ep->fd;
+			p[n].events = POLLIN;
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&cq->dom->lock);
+	if (n)
+		ppoll(p, n, &ts, NULL);
+	pthread_mutex_lock(&cq->dom->lock);
+}
+
 static ssize_t sfi_cq_readfrom(struct fid_cq *fcq, void *buf, size_t count,
 			       fi_addr_t *src)
 {
@@ -204,9 +236,13 @@ static ssize_t sfi_cq_readfrom(struct fid_cq *fcq, void *buf, size_t count,
 	pthread_mutex_lock(&cq->dom->lock);
 	ret = sfi_cq_take(cq, buf, count, src);
 	if (ret == -FI_EAGAIN) {
+		if (sfi_param_idle_wait_us > 0 && ++cq->empty_reads >= SFI_IDLE_READS)
+			sfi_cq_idle_wait(cq);
 		sfi_dom_progress_cq(cq->dom, cq);
 		ret = sfi_cq_take(cq, buf, count, src);
 	}
+	if (ret != -FI_EAGAIN)
+		cq->empty_reads = 0;
 	pthread_mutex_unlock(&cq->dom->lock);
 	return ret;
 }

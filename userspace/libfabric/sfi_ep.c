@@ -309,7 +309,7 @@ static void sfi_peer_fail(struct sfi_ep *ep, struct sfi_peer *peer, int err,
 			  size_t len)
 {
 	struct sfi_list *pos, *tmp;
-	char a[64], why[SFI_ERR_DATA_LEN];
+	char a[64], b[64], why[SFI_ERR_DATA_LEN];
 	fi_addr_t fa;
 	int i;
 
@@ -319,10 +319,22 @@ static void sfi_peer_fail(struct sfi_ep *ep, struct sfi_peer *peer, int err,
 		 (unsigned long long)fa, strerror(err),
 		 *sfi_err_hint(err) ? ": " : "", sfi_err_hint(err));
 	if (!peer->failed) {
-		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
-			"message of %zu bytes to %s (fi_addr %llu) not delivered: %s%s%s\n",
-			len, a, (unsigned long long)fa, strerror(err),
-			*sfi_err_hint(err) ? ": " : "", sfi_err_hint(err));
+		/*
+		 * The first failure of a peer is said once on stderr even
+		 * when libfabric's log is off (its default): an MPI job that
+		 * dies of it otherwise only says MPI_ERR_INTERN.
+		 */
+		if (fi_log_enabled(&sfi_prov, FI_LOG_WARN, FI_LOG_EP_DATA))
+			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+				"message of %zu bytes to %s (fi_addr %llu) not delivered: %s%s%s\n",
+				len, a, (unsigned long long)fa, strerror(err),
+				*sfi_err_hint(err) ? ": " : "", sfi_err_hint(err));
+		else if (sfi_param_peer_errors)
+			fprintf(stderr,
+				"libfabric:%d:spray: message of %zu bytes from %s to %s (fi_addr %llu) not delivered: %s%s%s\n",
+				(int)getpid(), len, sfi_addr_str(&ep->addr, b, sizeof(b)),
+				a, (unsigned long long)fa, strerror(err),
+				*sfi_err_hint(err) ? ": " : "", sfi_err_hint(err));
 		sfi_eq_write_err(ep->eq, &ep->ep_fid.fid, ep->context, err, err,
 				 why);
 	}

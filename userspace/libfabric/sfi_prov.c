@@ -41,6 +41,8 @@
 int sfi_param_inject_size = SFI_INJECT_SIZE;
 int sfi_param_max_msg = SFI_AF_MAX_MSG;
 int sfi_param_progress;		/* 1: a progress thread whatever asked */
+int sfi_param_idle_wait_us;	/* 0: CQ reads never wait */
+int sfi_param_peer_errors = 1;	/* a peer's failure said on stderr */
 static char *sfi_param_iface;
 
 int sfi_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
@@ -213,15 +215,20 @@ static struct fi_info *sfi_info_new(uint32_t version, const struct fi_info *h,
 		.size = SFI_TX_SIZE,
 		.iov_limit = SFI_IOV_LIMIT,
 	};
-	if (h && h->tx_attr && h->tx_attr->op_flags & (FI_INJECT_COMPLETE |
-						       FI_TRANSMIT_COMPLETE))
-		fi->tx_attr->op_flags = h->tx_attr->op_flags &
-					(FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE);
+	/* the operation flags asked for (FI_COMPLETION above all: with
+	 * FI_SELECTIVE_COMPLETION it is what makes the default operations
+	 * complete), and transmit completion unless inject was asked */
+	if (h && h->tx_attr) {
+		fi->tx_attr->op_flags = h->tx_attr->op_flags & SFI_TX_OP_FLAGS;
+		if (!(fi->tx_attr->op_flags & FI_INJECT_COMPLETE))
+			fi->tx_attr->op_flags |= FI_TRANSMIT_COMPLETE;
+	}
 	if (h && h->tx_attr && h->tx_attr->size)
 		fi->tx_attr->size = h->tx_attr->size;
 	*fi->rx_attr = (struct fi_rx_attr){
 		.caps = caps & (FI_MSG | FI_TAGGED | FI_RECV | FI_SOURCE |
 				FI_DIRECTED_RECV),
+		.op_flags = h && h->rx_attr ? h->rx_attr->op_flags & SFI_RX_OP_FLAGS : 0,
 		.msg_order = FI_ORDER_SAS,
 		.comp_order = FI_ORDER_NONE,
 		.size = SFI_RX_SIZE,
@@ -822,6 +829,18 @@ FI_EXT_INI
 	fi_param_define(&sfi_prov, "iface", FI_PARAM_STRING,
 			"the one network interface to offer (default: every "
 			"interface that is up, loopback only if none)");
+	fi_param_define(&sfi_prov, "idle_wait_us", FI_PARAM_INT,
+			"after 64 empty CQ reads in a row, a read waits up to "
+			"this long for the CQ's sockets (default 0: never); "
+			"for busy-polling applications on oversubscribed hosts");
+	fi_param_get_int(&sfi_prov, "idle_wait_us", &sfi_param_idle_wait_us);
+	fi_param_define(&sfi_prov, "peer_errors", FI_PARAM_BOOL,
+			"say on stderr, once per peer, that messages to it "
+			"cannot be delivered, when libfabric's log does not "
+			"show warnings (default: yes)");
+	fi_param_get_bool(&sfi_prov, "peer_errors", &sfi_param_peer_errors);
+	if (sfi_param_idle_wait_us > 1000000)
+		sfi_param_idle_wait_us = 1000000;
 	fi_param_get_int(&sfi_prov, "inject_size", &sfi_param_inject_size);
 	fi_param_get_int(&sfi_prov, "max_msg", &sfi_param_max_msg);
 	if (sfi_param_inject_size < 0)

@@ -248,6 +248,7 @@ struct sfi_cq {
 	struct sfi_comp		last_err;	/* holds err_data for the app */
 	int			epfd, sigfd;	/* FI_WAIT_FD */
 	bool			signaled;
+	unsigned int		empty_reads;
 	int			refs;
 	void			*context;
 };
@@ -360,6 +361,7 @@ struct sfi_ep {
 extern struct fi_provider sfi_prov;
 extern struct fi_ops_fabric sfi_fabric_ops;
 extern int sfi_param_inject_size, sfi_param_max_msg, sfi_param_progress;
+extern int sfi_param_idle_wait_us, sfi_param_peer_errors;
 
 int sfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **dom, void *context);
