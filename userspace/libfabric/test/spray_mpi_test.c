@@ -71,68 +71,70 @@ static int coll(size_t min, size_t max, int iters, size_t step, const char *ops)
 		for (it = 0; it < iters; it++) {
 			/* allreduce */
 			if (strstr(ops, "allreduce")) {
-			for (i = 0; i < n; i++)
-				a[i] = val(rank, i, it);
-			MPI_Barrier(MPI_COMM_WORLD);
-			t0 = MPI_Wtime();
-			MPI_TRY(MPI_Allreduce(a, b, (int)n, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD));
-			t = MPI_Wtime() - t0;
-			for (i = 0; i < n; i++)
-				if (b[i] != sum(i, it)) {
-					bad++;
-					break;
-				}
-			if (!rank && !it)
-				printf("  %-14s %12zu %10.0f %12.2f\n", "allreduce", n * 4,
-				       t * 1e6, 2.0 * (size - 1) / size * n * 4 / t / 1e6);
+				for (i = 0; i < n; i++)
+					a[i] = val(rank, i, it);
+				MPI_Barrier(MPI_COMM_WORLD);
+				t0 = MPI_Wtime();
+				MPI_TRY(MPI_Allreduce(a, b, (int)n, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD));
+				t = MPI_Wtime() - t0;
+				for (i = 0; i < n; i++)
+					if (b[i] != sum(i, it)) {
+						bad++;
+						break;
+					}
+				if (!rank && !it)
+					printf("  %-14s %12zu %10.0f %12.2f\n", "allreduce", n * 4,
+					       t * 1e6, 2.0 * (size - 1) / size * n * 4 / t / 1e6);
 			}
 			/* reduce_scatter */
 			if (strstr(ops, "reduce_scatter")) {
-			MPI_TRY(MPI_Reduce_scatter_block(a, b, (int)per, MPI_INT32_T,
-							 MPI_SUM, MPI_COMM_WORLD));
-			for (i = 0; i < per; i++)
-				if (b[i] != sum(rank * per + i, it)) {
-					bad++;
-					break;
-				}
+				for (i = 0; i < n; i++)
+					a[i] = val(rank, i, it);
+				MPI_TRY(MPI_Reduce_scatter_block(a, b, (int)per, MPI_INT32_T,
+								 MPI_SUM, MPI_COMM_WORLD));
+				for (i = 0; i < per; i++)
+					if (b[i] != sum(rank * per + i, it)) {
+						bad++;
+						break;
+					}
 			}
 			/* allgather */
 			if (strstr(ops, "allgather")) {
-			for (i = 0; i < per; i++)
-				a[i] = val(rank, i, it);
-			MPI_TRY(MPI_Allgather(a, (int)per, MPI_INT32_T, b, (int)per,
-					      MPI_INT32_T, MPI_COMM_WORLD));
-			for (i = 0; i < n; i++)
-				if (b[i] != val((int)(i / per), i % per, it)) {
-					bad++;
-					break;
-				}
+				for (i = 0; i < per; i++)
+					a[i] = val(rank, i, it);
+				MPI_TRY(MPI_Allgather(a, (int)per, MPI_INT32_T, b, (int)per,
+						      MPI_INT32_T, MPI_COMM_WORLD));
+				for (i = 0; i < n; i++)
+					if (b[i] != val((int)(i / per), i % per, it)) {
+						bad++;
+						break;
+					}
 			}
 			/* alltoall: block j of rank r goes to rank j */
 			if (strstr(ops, "alltoall")) {
-			for (i = 0; i < n; i++)
-				a[i] = val(rank, i, it) ^ (int32_t)(i / per);
-			MPI_TRY(MPI_Alltoall(a, (int)per, MPI_INT32_T, b, (int)per,
-					     MPI_INT32_T, MPI_COMM_WORLD));
-			for (i = 0; i < n; i++) {
-				int src = (int)(i / per);
+				for (i = 0; i < n; i++)
+					a[i] = val(rank, i, it) ^ (int32_t)(i / per);
+				MPI_TRY(MPI_Alltoall(a, (int)per, MPI_INT32_T, b, (int)per,
+						     MPI_INT32_T, MPI_COMM_WORLD));
+				for (i = 0; i < n; i++) {
+					int src = (int)(i / per);
 
-				if (b[i] != (val(src, rank * per + i % per, it) ^ rank)) {
-					bad++;
-					break;
-				}
+					if (b[i] != (val(src, rank * per + i % per, it) ^ rank)) {
+						bad++;
+						break;
+					}
 			}
 			}
 			/* bcast from a rank that changes */
 			if (strstr(ops, "bcast")) {
-			for (i = 0; i < n; i++)
-				a[i] = rank == it % size ? val(it % size, i, it) : -1;
-			MPI_TRY(MPI_Bcast(a, (int)n, MPI_INT32_T, it % size, MPI_COMM_WORLD));
-			for (i = 0; i < n; i++)
-				if (a[i] != val(it % size, i, it)) {
-					bad++;
-					break;
-				}
+				for (i = 0; i < n; i++)
+					a[i] = rank == it % size ? val(it % size, i, it) : -1;
+				MPI_TRY(MPI_Bcast(a, (int)n, MPI_INT32_T, it % size, MPI_COMM_WORLD));
+				for (i = 0; i < n; i++)
+					if (a[i] != val(it % size, i, it)) {
+						bad++;
+						break;
+					}
 			}
 		}
 		MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -307,7 +309,8 @@ int main(int argc, char **argv)
 	else if (argc >= 4 && !strcmp(argv[1], "bench"))
 		ret = bench(argc, argv);
 	else if (!rank)
-		fprintf(stderr, "usage: spray_mpi_test coll MIN MAX [ITERS] | p2p N | loop BYTES SECONDS | bench SIZE... ITERS\n");
+		fprintf(stderr, "usage: spray_mpi_test coll MIN MAX [ITERS [STEP [OPS]]] | p2p N |\n"
+			"       loop BYTES SECONDS | bench SIZE... ITERS\n");
 	if (!rank && !ret)
 		printf("OK\n");
 	MPI_Finalize();
