@@ -4,7 +4,8 @@
 # networking/spray-libfabric.rst) under real clients:
 #
 #   1. libfabric's fi_info lists it; fi_spray_test (the provider through
-#      libfabric's API, manual progress and progress thread) passes;
+#      libfabric's API, manual progress and progress thread) passes, and
+#      a fragment above the namespace's max-msg completes with EMSGSIZE;
 #   2. fi_pingpong -p spray -e rdm between two namespaces, every size it
 #      runs (0 B to 6 MiB);
 #   3. Open MPI (pml cm, mtl ofi, mtl_ofi_provider_include spray), 8 ranks
@@ -69,6 +70,15 @@ fi_info -p spray -c FI_RMA >/dev/null 2>&1
 check "fi_info -p spray -c FI_RMA: nothing (no RMA)" test $? -ne 0
 forward fi_spray_test timeout $((120 * M)) "$LF/fi_spray_test"
 forward "fi_spray_test -a" timeout $((120 * M)) "$LF/fi_spray_test" -a
+# a namespace whose max-msg (32 KiB) is below the provider's fragments
+CTL=$top/userspace/sprayctl/sprayctl
+max0=$("$CTL" -t show | awk -F'\t' '$1 == "max-msg" { print $2 }')
+if "$CTL" set max-msg 32768 >/dev/null; then
+	forward "fi_spray_test -e (max-msg 32 KiB)" timeout $((60 * M)) "$LF/fi_spray_test" -e
+	"$CTL" set max-msg "${max0:-8388608}" >/dev/null
+else
+	fail "sprayctl set max-msg 32768"
+fi
 fi
 
 topo_setup 8 || { fail "topology: 8 rank namespaces on a bridge"; tap_end; }

@@ -4,7 +4,8 @@
  * two endpoints in one process (needs spray.ko: run it in the VM with
  * FI_PROVIDER_PATH pointing at libspray-fi.so). TAP output.
  *
- *   fi_spray_test [-a]        -a: the domain with a progress thread
+ *   fi_spray_test [-a|-e]     -a: the domain with a progress thread;
+ *                             -e: only EMSGSIZE (namespace max-msg < 64 KiB)
  *
  * Covers: fi_getinfo honesty, tagged and untagged sends in every variant,
  * remote CQ data, FI_SOURCE, directed receives, the unexpected queue,
@@ -541,10 +542,32 @@ static void t_error(void)
 	      "a later send to the failed peer fails at once");
 }
 
+/* -e: run where the namespace's max-msg is below the provider's 64 KiB
+ * fragments: a message that needs them fails with EMSGSIZE, naming the
+ * peer, whether sendmsg() or the error queue reports it */
+static void t_emsgsize(void)
+{
+	static char big[100000];
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char ebuf[256] = "";
+	int ret;
+
+	TRY(fi_tsend(A.ep, big, sizeof(big), NULL, B.addr, 60, (void *)0xaf));
+	ret = wait_comp(A.cq, &e, NULL, &err);
+	if (err.err_data)
+		snprintf(ebuf, sizeof(ebuf), "%s", (char *)err.err_data);
+	printf("# error completion: %s\n", ebuf);
+	CHECK(ret == -FI_EMSGSIZE && err.op_context == (void *)0xaf &&
+	      strstr(ebuf, "fi_addr"),
+	      "fragment above max-msg: EMSGSIZE error completion naming the peer");
+}
+
 int main(int argc, char **argv)
 {
 	struct fi_av_attr aa = { .type = FI_AV_TABLE };
 	bool thread = argc > 1 && !strcmp(argv[1], "-a");
+	bool emsgsize = argc > 1 && !strcmp(argv[1], "-e");
 
 	setenv("FI_SPRAY_MAX_MSG", "65536", 0);
 	t_getinfo();
@@ -562,6 +585,11 @@ int main(int argc, char **argv)
 	printf("# provider %s, domain %s, endpoint %s progress\n",
 	       info->fabric_attr->prov_name, info->domain_attr->name,
 	       thread ? "thread" : "manual");
+	if (emsgsize) {
+		t_emsgsize();
+		printf("1..%d\n", tn);
+		return tfail ? 1 : 0;
+	}
 	t_tagged_basic();
 	t_msg_variants();
 	t_unexpected();
