@@ -4,7 +4,7 @@
 #   make                 module for $(KVER) + userspace tools + selftests
 #   make modules-all     the module for every kernel of the matrix ($(KVERS))
 #   make W=1 / make check (sparse) / make style (checkpatch --strict)
-#   make install         module (+ depmod), uapi header and tools
+#   make install         module (+ depmod), uapi header, tools, libfabric provider
 #   make test            everything, in the VM, on every kernel of the matrix
 #   make demo            the main job: a VM that shows AF_SPRAY working
 #   make bench           benchmarks against TCP, MPTCP, RoCEv2 and UDP (build/bench)
@@ -50,12 +50,14 @@ modules-all:
 tools:
 	$(MAKE) -C userspace/sprayctl
 	@if [ -d userspace/spraycoll ]; then $(MAKE) -C userspace/spraycoll; fi
+	@if [ -d userspace/libfabric ]; then $(MAKE) -C userspace/libfabric; fi
 
 selftests:
 	$(MAKE) -C selftests KSRC=$(KSRC)
 
 unit:
 	@if [ -d selftests/unit ]; then $(MAKE) -C selftests/unit; fi
+	@if [ -d userspace/libfabric ]; then $(MAKE) -C userspace/libfabric unit; fi
 
 # sparse over every file, warnings are errors for us.
 check:
@@ -80,6 +82,8 @@ install: module tools
 	install -D -m 0644 userspace/sprayctl/sprayctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/sprayctl.8
 	install -D -m 0644 userspace/spraycoll/spraycoll.1 $(DESTDIR)$(PREFIX)/share/man/man1/spraycoll.1
 	install -D -m 0644 Documentation/man/spray.7 $(DESTDIR)$(PREFIX)/share/man/man7/spray.7
+	$(MAKE) -C userspace/libfabric install
+	install -D -m 0644 Documentation/man/fi_spray.7 $(DESTDIR)$(PREFIX)/share/man/man7/fi_spray.7
 	install -D -m 0644 userspace/sprayctl/sprayctl.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/sprayctl
 
@@ -88,7 +92,9 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/include/linux/spray_netlink.h $(DESTDIR)$(PREFIX)/sbin/sprayctl \
 		$(DESTDIR)$(PREFIX)/bin/spraycoll $(DESTDIR)$(PREFIX)/share/man/man8/sprayctl.8 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/spraycoll.1 $(DESTDIR)$(PREFIX)/share/man/man7/spray.7 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/sprayctl
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/sprayctl \
+		$(DESTDIR)$(PREFIX)/share/man/man7/fi_spray.7
+	$(MAKE) -C userspace/libfabric uninstall
 	depmod -a $(KVER)
 
 test:
@@ -120,5 +126,6 @@ clean:
 	$(MAKE) -C userspace/sprayctl clean
 	$(MAKE) -C userspace/lib clean
 	@if [ -d userspace/spraycoll ]; then $(MAKE) -C userspace/spraycoll clean; fi
+	@if [ -d userspace/libfabric ]; then $(MAKE) -C userspace/libfabric clean; fi
 	@if [ -d selftests/unit ]; then $(MAKE) -C selftests/unit clean; fi
 	@if [ -d selftests/fuzz ]; then $(MAKE) -C selftests/fuzz clean; fi

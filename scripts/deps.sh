@@ -12,6 +12,8 @@ PKGS=(
 	qemu-system-x86 busybox-static
 	iproute2 ethtool iputils-ping python3 python3-yaml python3-jsonschema
 	tshark tcpdump
+	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev python3-mpi4py
+	python3-numpy pkg-config
 )
 
 missing=()

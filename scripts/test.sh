@@ -3,7 +3,8 @@
 #   1. install what is missing (scripts/deps.sh),
 #   2. build the module for every kernel of the matrix (W=1), the tools and
 #      the selftests,
-#   3. run the userspace unit tests (ASan + UBSan) and the fuzz harnesses
+#   3. run the userspace unit tests (ASan + UBSan; the module's core and
+#      the libfabric provider's matching) and the fuzz harnesses
 #      (libFuzzer, a short bounded run each) on the host,
 #   4. boot each kernel of the matrix in QEMU and run the selftests there,
 #   5. build (or reuse) the debug kernel (KASAN, lockdep, kmemleak; scripts/
@@ -71,6 +72,13 @@ if [ -d selftests/unit ]; then
 	cat "$results/unit.log"
 	grep -E "^(ok|not ok) " "$results/unit.log" >"$results/unit.tap"
 	[ $rc -eq 0 ] || echo "not ok - unit tests exited $rc" >>"$results/unit.tap"
+fi
+if [ -d userspace/libfabric ]; then
+	make --no-print-directory -C userspace/libfabric unit >"$results/libfabric-unit.log" 2>&1
+	rc=$?
+	tail -n 1 "$results/libfabric-unit.log"
+	grep -E "^(ok|not ok) " "$results/libfabric-unit.log" >"$results/libfabric-unit.tap"
+	[ $rc -eq 0 ] || echo "not ok - libfabric unit tests exited $rc (log: $results/libfabric-unit.log)" >>"$results/libfabric-unit.tap"
 fi
 if [ -d selftests/fuzz ]; then
 	make --no-print-directory -C selftests/fuzz check >"$results/fuzz.log" 2>&1

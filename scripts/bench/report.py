@@ -560,6 +560,77 @@ def aims(runs, out, rate, md):
                                                  "yes" if a["met"] else "**no**", a["why"]))
 
 
+def mpi_tables(runs, md, out):
+    """The mpi scenario: Open MPI allreduce busbw over the libfabric
+    provider and over TCP, and fi_pingpong beside the socket ping-pong."""
+    ar = {}
+    for r in by(runs, "mpi"):
+        if r["tool"] != "mpi":
+            continue
+        pts = {}
+        try:
+            for line in open(os.path.join(r["dir"], "out.txt")):
+                f = line.split()
+                if len(f) >= 7 and f[0] == "allreduce":
+                    pts[int(f[2])] = float(f[6])
+        except OSError:
+            pass
+        ar.setdefault(r["transport"], {}).update(pts)
+    pp = {}
+    for r in by(runs, "mpi"):
+        if r["tool"] != "pingpong":
+            continue
+        m = read_env(os.path.join(r["dir"], "meta.env"))
+        row = None
+        try:
+            for line in open(os.path.join(r["dir"], "out.txt")):
+                f = line.split()
+                if f and f[0][0].isdigit() and len(f) >= 8:
+                    row = f
+        except OSError:
+            pass
+        if row:
+            # bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+            pp[(r["transport"], int(m.get("size", 0)))] = {
+                "usec": float(row[-2]), "MBps": float(row[-3])}
+    if not ar and not pp:
+        return
+    res = {"allreduce_busbw_mbit": ar, "pingpong": {"%s %d" % k: v for k, v in pp.items()},
+           "aims": {}}
+    md += ["", "### MPI over the libfabric provider (Open MPI mtl ofi) and over TCP", "",
+           "Open MPI 4.1 allreduce, 8 ranks one per host on the leaf-spine fabric, busbw "
+           "per rank in Mbit/s (best of the iterations): `pml cm` + `mtl ofi` over the "
+           "provider spray (FI_SPRAY_IDLE_WAIT_US=1000) against `pml ob1` + `btl tcp`.",
+           "", "| bytes | spray (libfabric) | TCP (btl tcp) | spray / TCP |",
+           "|---|---|---|---|"]
+    a, t = ar.get("mpi-spray-ofi", {}), ar.get("mpi-tcp", {})
+    for b in sorted(set(a) | set(t)):
+        ratio = a[b] / t[b] if b in a and b in t and t[b] else None
+        md.append("| %s | %s | %s | %s |" % (size_name(b), fnum(a.get(b), "%.2f"),
+                                             fnum(t.get(b), "%.2f"), fnum(ratio, "%.2fx")))
+        if b >= 8 * MIB and ratio:
+            res["aims"]["allreduce_%s" % size_name(b)] = {
+                "ratio": round(ratio, 2), "aim": ">= 1.8x", "met": ratio >= 1.8}
+    if pp:
+        md += ["", "Ping-pong on one unshaped link (no fabric: both bounded by the CPU), "
+               "fi_pingpong -p spray -e rdm against spray_pingpong (the same pattern "
+               "over an AF_SPRAY socket):", "",
+               "| size | socket | fi_pingpong (provider) | ratio | aim |", "|---|---|---|---|---|"]
+        for sz, key, unit, aim in ((64, "usec", "us", 1.2), (1048576, "MBps", "MB/s", 0.9)):
+            s_, f_ = pp.get(("spray", sz)), pp.get(("spray-ofi", sz))
+            if not s_ or not f_:
+                continue
+            ratio = f_[key] / s_[key] if s_[key] else None
+            met = ratio is not None and (ratio <= aim if key == "usec" else ratio >= aim)
+            md.append("| %s %s | %.2f %s | %.2f %s | %s | %s %.1fx: %s |" % (
+                size_name(sz), "latency" if key == "usec" else "bandwidth",
+                s_[key], unit, f_[key], unit, fnum(ratio, "%.2fx"),
+                "within" if key == "usec" else "at least", aim, "met" if met else "not met"))
+            res["aims"]["pingpong_%s" % size_name(sz)] = {
+                "ratio": round(ratio, 3) if ratio else None, "aim": aim, "met": met}
+    out["mpi"] = res
+
+
 def main():
     d = sys.argv[1]
     runs, boots = load_runs(d)
@@ -635,6 +706,7 @@ def main():
     scenario_table(runs, "nocc", "Diagnosis: the ring over AF_SPRAY with cc-mode off",
                    "Limit: %s Mbit/s per rank." % R, md, out)
     res = allreduce_tables(runs, md, out, rate)
+    mpi_tables(runs, md, out)
     scenario_table(runs, "alltoall", "All-to-all, 8 ranks (busbw)",
                    "Limit: %s Mbit/s per rank (each host link carries 7/8 of its data)." % R,
                    md, out)

@@ -26,6 +26,10 @@
 #   roce      RoCEv2 soft-RoCE: pair, ring, loss, down
 #   seed      all-reduce at BENCH_SEED_SIZES only (the extra boots: the
 #             ECMP hash seed is random per boot)
+#   mpi       Open MPI allreduce (8 ranks, one per host) over the libfabric
+#             provider spray (mtl ofi) and over TCP (btl tcp); fi_pingpong
+#             -p spray beside AF_SPRAY's socket ping-pong on one unshaped
+#             link: 64 B latency, 1 MiB bandwidth
 #
 # Every run leaves a directory $RES/runs/NNN-SCENARIO-TRANSPORT/ with
 # meta.env (key=value), the tool's output and counters before/after;
@@ -67,8 +71,14 @@ else
 	DOWN_N=${BENCH_DOWN_N:-8}
 	FAIL_AT=${BENCH_FAIL_AT:-6}
 fi
+if [ "$QUICK" = 1 ]; then
+	MPI_SIZES=${BENCH_MPI_SIZES:-"65536 1048576 8388608"}
+else
+	MPI_SIZES=${BENCH_MPI_SIZES:-"65536 1048576 8388608 16777216"}
+fi
+MPI_ITERS=${BENCH_MPI_ITERS:-2}
 TRANSPORTS=${BENCH_TRANSPORTS:-"spray tcp mptcp"}
-SCEN=${*:-calib cpu pair ring nocc allreduce alltoall incast loss down roce}
+SCEN=${*:-calib cpu pair ring nocc allreduce alltoall incast loss down mpi roce}
 RING=(0 1 2 3 4 5 6 7)	# rank r on host r: leaves alternate around the ring
 
 ROCE_MODE=
@@ -391,6 +401,86 @@ scen_down() {
 	done
 }
 
+# --- MPI over the libfabric provider (Documentation/networking/spray-libfabric.rst)
+
+LF=$top/userspace/libfabric
+
+# mpi_job HOSTS_NETNS TRANSPORT: in MPIJOB, one mpirun of 8 ranks, rank i
+# in the i-th namespace (userspace/libfabric/test/mpi_netns.sh), started in
+# rank 0's namespace with a host name of its own; PMIx over TCP from the
+# other namespaces
+mpi_job() {
+	local netns=$1 tp=$2 args
+	if [ "$tp" = spray-ofi ]; then
+		args=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include spray
+		      --mca btl self -x FI_PROVIDER_PATH -x FI_SPRAY_IDLE_WAIT_US)
+	else
+		args=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include eth0
+		      --mca mtl ^ofi)
+	fi
+	MPIJOB=(ip netns exec "${netns%%,*}" unshare --uts sh -c 'hostname spray-mpi && exec "$@"'
+		mpirun mpirun --oversubscribe --bind-to none -np 8 --mca mpi_yield_when_idle 1
+		"${args[@]}" -x "SPRAY_MPI_NETNS=$netns" "$LF/test/mpi_netns.sh")
+}
+
+scen_mpi() {
+	local tp netns ca cb sz it pid
+	[ -x "$LF/spray_mpi_test" ] && command -v fi_pingpong >/dev/null ||
+		{ log "mpi: skipped: userspace/libfabric not built or libfabric-bin missing"; return 0; }
+	export FI_PROVIDER_PATH=$LF PMIX_MCA_ptl_tcp_remote_connections=1 \
+		PMIX_MCA_ptl_tcp_if_include=eth0 OMPI_ALLOW_RUN_AS_ROOT=1 \
+		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FI_SPRAY_IDLE_WAIT_US=1000
+	netns=$(fab_netns_list "${RING[@]}")
+	for tp in spray-ofi tcp; do
+		run_begin "mpi-$tp"
+		kv scenario mpi; kv transport "mpi-$tp"; kv tool mpi; kv op allreduce
+		kv hosts "${RING[*]}"; kv limit_mbit "$R"; kv args "bench $MPI_SIZES $MPI_ITERS"
+		mpi_job "$netns" "$tp"
+		# shellcheck disable=SC2086
+		timeout "${COLL_TIMEOUT:-1500}" "${MPIJOB[@]}" "$LF/spray_mpi_test" \
+			bench $MPI_SIZES "$MPI_ITERS" >"$RUN/out.txt" 2>"$RUN/err"
+		kv rc $?
+		run_end
+		log "mpi $tp allreduce: $(awk '/^allreduce/ { printf "%s:%s ", $3, $7 }' "$RUN/out.txt")(bytes:busbw Mbit/s)"
+	done
+	# ping-pong on one unshaped link (no fabric): the provider's cost
+	# over the socket's, both bounded by the CPU
+	setup_ns ca cb || return 1
+	ip link add eth0 mtu "$FAB_MTU" netns "$ca" type veth peer name eth0 mtu "$FAB_MTU" netns "$cb"
+	ip -n "$ca" addr add 10.201.0.1/24 dev eth0
+	ip -n "$cb" addr add 10.201.0.2/24 dev eth0
+	ip -n "$ca" link set eth0 up
+	ip -n "$cb" link set eth0 up
+	busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.201.0.2 >/dev/null
+	for sz in 64 1048576; do
+		if [ "$sz" = 64 ]; then it=${BENCH_PP_ITERS_SMALL:-2000}; else it=${BENCH_PP_ITERS_LARGE:-50}; fi
+		NOFAB=1 run_begin "mpi-pingpong-spray"
+		kv scenario mpi; kv transport spray; kv tool pingpong; kv size "$sz"; kv iters "$it"
+		ip netns exec "$cb" "$LF/spray_pingpong" -p 7471 >"$RUN/srv.txt" 2>&1 &
+		pid=$!
+		busywait 10000 grep -q ready "$RUN/srv.txt"
+		ip netns exec "$ca" timeout 300 "$LF/spray_pingpong" -p 7471 -S "$sz" -I "$it" \
+			10.201.0.2 >"$RUN/out.txt" 2>&1
+		kv rc $?
+		wait "$pid"
+		NOFAB=1 run_end
+		log "mpi pingpong socket $sz B: $(tail -n 1 "$RUN/out.txt")"
+		NOFAB=1 run_begin "mpi-pingpong-spray-ofi"
+		kv scenario mpi; kv transport spray-ofi; kv tool pingpong; kv size "$sz"; kv iters "$it"
+		ip netns exec "$cb" timeout 300 fi_pingpong -p spray -e rdm -S "$sz" -I "$it" \
+			>"$RUN/srv.txt" 2>&1 &
+		pid=$!
+		busywait 10000 sh -c "ip netns exec $cb ss -ltn | grep -q :47592"
+		ip netns exec "$ca" timeout 300 fi_pingpong -p spray -e rdm -S "$sz" -I "$it" \
+			10.201.0.2 >"$RUN/out.txt" 2>&1
+		kv rc $?
+		wait "$pid"
+		NOFAB=1 run_end
+		log "mpi pingpong fi_pingpong $sz B: $(tail -n 1 "$RUN/out.txt")"
+	done
+	ip netns del "$ca"; ip netns del "$cb"
+}
+
 # --- RoCEv2 (soft-RoCE) ------------------------------------------------------------
 
 # roce_setup: an rxe device on every host's interface. On 6.1 rxe works only
@@ -603,7 +693,7 @@ for s in $SCEN; do
 	t1=$(now)
 	log "== $s"
 	case $s in
-	calib|cpu|pair|ring|nocc|allreduce|alltoall|incast|loss|down|roce|seed) "scen_$s" ;;
+	calib|cpu|pair|ring|nocc|allreduce|alltoall|incast|loss|down|roce|seed|mpi) "scen_$s" ;;
 	*) log "unknown scenario $s" ;;
 	esac
 	log "== $s took $(echo "$t1 $(now)" | awk '{ printf "%.0f", $2 - $1 }') s"
