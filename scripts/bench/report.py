@@ -477,9 +477,10 @@ def datapath_tables(runs, md, out, d):
     # the profiles kept beside the runs
     profs = []
     for bd in sorted(glob.glob(os.path.join(d, "boot*", "datapath"))):
-        for f in sorted(glob.glob(os.path.join(bd, "perf-*-send.txt")) +
-                        glob.glob(os.path.join(bd, "perf-*-recv.txt")) +
+        for f in sorted(glob.glob(os.path.join(bd, "perf-*-cpu[0-9a]*.txt")) +
                         glob.glob(os.path.join(bd, "perf-*-FAILED.txt"))):
+            if f.endswith("-callgraph.txt"):
+                continue
             profs.append(f)
     if profs:
         md += ["", "#### perf profiles (self time in %% of the CPU's samples, idle loop "
