@@ -290,7 +290,7 @@ DP_TPS = ["spray", "tcp", "udp"]
 DP_NAMES = {"spray": "AF_SPRAY", "tcp": "TCP", "udp": "UDP (GSO/GRO)"}
 
 
-IDLE_SYMS = ("native_safe_halt", "default_idle", "amd_e400_idle", "acpi_idle_do_entry",
+IDLE_SYMS = ("native_safe_halt", "default_idle", "default_idle_call", "amd_e400_idle", "acpi_idle_do_entry",
              "mwait_idle", "intel_idle", "cpu_idle_poll", "poll_idle")
 
 
@@ -324,7 +324,7 @@ def perf_top(path, n, idle=None):
 
 def datapath_tables(runs, md, out, d):
     dp = [r for r in runs if r["scenario"] == "datapath" and r.get("mode") in ("bulk", "pp")]
-    if not dp:
+    if not dp and not glob.glob(os.path.join(d, "boot*", "datapath")):
         return
     res = {"bulk": [], "pingpong": [], "aims": [], "profiles": {}}
     mtus = sorted({r["mtu"] for r in dp if r["mtu"]})
