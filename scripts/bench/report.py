@@ -382,7 +382,8 @@ def datapath_tables(runs, md, out, d):
                 res["bulk"].append(row)
                 busy = [r["dp"].get("cpu_busy_pct") or [] for r in ok]
                 busy = " / ".join("%.0f" % statistics.median(b[k] for b in busy)
-                                  for k in range(min(len(b) for b in busy))) if busy else "-"
+                                  for k in range(min(len(b) for b in busy))) if busy else ""
+                busy = busy or "-"
                 row["cpu_busy_pct_median"] = busy
                 md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
                     DP_NAMES[tp], c,
@@ -397,7 +398,8 @@ def datapath_tables(runs, md, out, d):
             md += ["", "#### MTU %d, ping-pong (one connection, request and answer of the "
                    "same size)" % mtu, "",
                    "| transport | size B | p50 us | p99 us | p50 x TCP | p50 x UDP | "
-                   "p99 x TCP | runs ok | notes |", "|---|---|---|---|---|---|---|---|---|"]
+                   "p99 x TCP | CPU us per exchange | busy % CPU 0 / 1 | runs ok | notes |",
+                   "|---|---|---|---|---|---|---|---|---|---|---|"]
         pm = {}
         for sz in sizes:
             for tp in DP_TPS:
@@ -428,13 +430,21 @@ def datapath_tables(runs, md, out, d):
                        "p50_x_udp": p50 / u50 if p50 and u50 else None,
                        "p99_x_tcp": p99 / t99 if p99 and t99 else None,
                        "runs": len(rs), "ok": len(ok), "notes": notes,
-                       "iters": [r["dp"].get("iters") for r in ok]}
+                       "iters": [r["dp"].get("iters") for r in ok],
+                       "cpu_us_per_exchange": stats([r["dp"].get("cpu_us_per_exchange")
+                                                     for r in ok])}
+                busy = [r["dp"].get("cpu_busy_pct") or [] for r in ok]
+                busy = " / ".join("%.0f" % statistics.median(b[k] for b in busy)
+                                  for k in range(min(len(b) for b in busy))) if busy else ""
+                busy = busy or "-"
                 res["pingpong"].append(row)
-                md.append("| %s | %d | %s | %s | %s | %s | %s | %d/%d | %s |" % (
+                md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
                     DP_NAMES[tp], sz, mmm([r["dp"].get("p50_us") for r in ok], "%.0f"),
                     mmm([r["dp"].get("p99_us") for r in ok], "%.0f"),
                     fnum(row["p50_x_tcp"], "%.2fx"), fnum(row["p50_x_udp"], "%.2fx"),
-                    fnum(row["p99_x_tcp"], "%.2fx"), len(ok), len(rs), "; ".join(notes)))
+                    fnum(row["p99_x_tcp"], "%.2fx"),
+                    mmm([r["dp"].get("cpu_us_per_exchange") for r in ok], "%.0f"), busy,
+                    len(ok), len(rs), "; ".join(notes)))
     # the aims of issue 13, from these figures
     aims = res["aims"]
 

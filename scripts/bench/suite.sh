@@ -84,6 +84,7 @@ DP_SIZE=${BENCH_DP_SIZE:-64K}		# bulk message (record, GSO send) size
 DP_PP_SIZES=${BENCH_DP_PP_SIZES:-"64 65536"}
 DP_PERF_TRANSPORTS=${BENCH_DP_PERF_TRANSPORTS:-"spray tcp"}
 DP_PERF_MTUS=${BENCH_DP_PERF_MTUS:-"1500 9000"}
+DP_PERF_PP=${BENCH_DP_PERF_PP:-"spray:64 spray:65536"}	# TRANSPORT:SIZE ping-pongs profiled
 SCEN=${*:-calib cpu datapath pair ring nocc allreduce alltoall incast loss down roce}
 RING=(0 1 2 3 4 5 6 7)	# rank r on host r: leaves alternate around the ring
 
@@ -365,26 +366,35 @@ dp_field() { sed -n "s/.*\"$2\": \([-0-9.]*\).*/\1/p" "$1" | head -n 1; }
 # CPU 0, that of the receiver's ACKs on CPU 1, with whatever the sender's
 # ACK processing sends from there; the symbols tell the sides apart
 # (sendmsg/recvmsg, DATA/ACK handling).
+#
+# dp_perf TRANSPORT MTU BYTES: the bulk profile, files perf-TP-mtuM-*;
+# dp_perf TRANSPORT MTU pp:SIZE: a ping-pong's (2000 exchanges, at most
+# $DP_SECONDS x 3 s), files perf-TP-ppSIZE-mtuM-*
 dp_perf() {
-	local tp=$1 mtu=$2 n=$3 d=$RES/datapath pd cpu rc f cpuopt
+	local tp=$1 mtu=$2 n=$3 d=$RES/datapath pd cpu rc f cpuopt tag args
 	pd=$T/perf.data
 	DP_PORT=$((DP_PORT + 1))
+	case $n in
+	pp:*) tag=$tp-pp${n#pp:}-mtu$mtu
+	      args=(-m pp -s "${n#pp:}" -i 2000 -d "$(echo "$DP_SECONDS" | awk '{ print 3 * $1 }')") ;;
+	*) tag=$tp-mtu$mtu; args=(-m bulk -c 1 -n "$n" -s "$DP_SIZE") ;;
+	esac
 	perf record -q -a -g -F 999 -e cpu-clock -o "$pd" -- \
-		"$DPB" -t "$tp" -m bulk -R "$DP_B" -S "$DP_A" -a 10.201.0.2 -p "$DP_PORT" \
-		-g $((mtu - 28)) -T 600 -c 1 -n "$n" -s "$DP_SIZE" \
-		>"$d/perf-$tp-mtu$mtu-run.json" 2>"$d/perf-$tp-mtu$mtu-record.err"
+		"$DPB" -t "$tp" -R "$DP_B" -S "$DP_A" -a 10.201.0.2 -p "$DP_PORT" \
+		-g $((mtu - 28)) -T 600 "${args[@]}" \
+		>"$d/perf-$tag-run.json" 2>"$d/perf-$tag-record.err"
 	rc=$?
 	if [ $rc != 0 ] || [ ! -s "$pd" ]; then
-		log "datapath perf $tp MTU $mtu: FAILED (exit $rc): $(tail -n 2 "$d/perf-$tp-mtu$mtu-record.err" | tr '\n' ' ')"
-		echo "perf record failed (exit $rc)" >"$d/perf-$tp-mtu$mtu-FAILED.txt"
+		log "datapath perf $tag: FAILED (exit $rc): $(tail -n 2 "$d/perf-$tag-record.err" | tr '\n' ' ')"
+		echo "perf record failed (exit $rc)" >"$d/perf-$tag-FAILED.txt"
 		return 1
 	fi
 	for cpu in all 0 1; do
-		f=$d/perf-$tp-mtu$mtu-cpu$cpu
+		f=$d/perf-$tag-cpu$cpu
 		cpuopt=(--cpu "$cpu"); [ $cpu = all ] && cpuopt=()
 		{
-			echo "# perf record -a -g -F 999 -e cpu-clock, dpbench -t $tp -m bulk -c 1 -n $n -s $DP_SIZE, MTU $mtu"
-			echo "# $(cat "$d/perf-$tp-mtu$mtu-run.json")"
+			echo "# perf record -a -g -F 999 -e cpu-clock, dpbench -t $tp ${args[*]}, MTU $mtu"
+			echo "# $(cat "$d/perf-$tag-run.json")"
 			echo "# CPU $cpu (0: the sender thread's, 1: the receiver thread's; see dp_perf in scripts/bench/suite.sh); self time, top 30 symbols"
 			perf report -i "$pd" --stdio --no-children -g none --sort sym "${cpuopt[@]}" \
 				--percent-limit 0.01 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30
@@ -409,13 +419,13 @@ dp_perf() {
 		/^ +[0-9.]+% +[0-9.]+% +\[/ {
 			keep = $NF ~ /^(spray_(conn_rcv|conn_sendmsg|recvmsg|conn_timer|conn_pump|queue_data|xmit_queue)|tcp_sendmsg|tcp_recvmsg|tcp_v4_rcv|tcp_rcv_established|tcp_write_xmit|__udp4_lib_rcv)$/
 			n = 0 }
-		keep && n++ < 150' >"$d/perf-$tp-mtu$mtu-tree.txt"
-	log "datapath perf $tp MTU $mtu: top of all CPUs: $(sed -n 4p "$d/perf-$tp-mtu$mtu-cpuall.txt" | tr -s ' ')"
+		keep && n++ < 150' >"$d/perf-$tag-tree.txt"
+	log "datapath perf $tag: top of all CPUs: $(sed -n 4p "$d/perf-$tag-cpuall.txt" | tr -s ' ')"
 	rm -f "$pd"
 }
 
 scen_datapath() {
-	local mtu tp c rep sz rate r1 n out fails=0 d=$RES/datapath
+	local mtu tp c rep sz rate r1 n out x fails=0 d=$RES/datapath
 	declare -A DPN
 	mkdir -p "$d"
 	setup_ns DP_A DP_B || return 1
@@ -475,7 +485,7 @@ scen_datapath() {
 						fails=$((fails + 1))
 					kv rep "$rep"
 					out=$(tr -d '{}"' <"$RUN/out.json" | tr ',' '\n' |
-						grep -E "p50_us|p99_us|lost|error" | tr -d '\n')
+						grep -E "p50_us|p99_us|lost|cpu_us|error" | tr -d '\n')
 					log "datapath MTU $mtu $tp pingpong $sz #$rep: $out"
 				done
 			done
@@ -486,6 +496,7 @@ scen_datapath() {
 				for tp in $DP_PERF_TRANSPORTS; do
 					dp_perf "$tp" "$mtu" "$(( 3 * ${DPN[$tp]%M} > 4096 ? 4096 : 3 * ${DPN[$tp]%M} ))M"
 				done
+				for x in $DP_PERF_PP; do dp_perf "${x%%:*}" "$mtu" "pp:${x#*:}"; done
 			else
 				log "datapath: perf is not installed (linux-perf): no profiles"
 			fi ;;
