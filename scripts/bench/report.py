@@ -437,6 +437,7 @@ def datapath_tables(runs, md, out, d):
                 busy = " / ".join("%.0f" % statistics.median(b[k] for b in busy)
                                   for k in range(min(len(b) for b in busy))) if busy else ""
                 busy = busy or "-"
+                row["cpu_busy_pct_median"] = busy
                 res["pingpong"].append(row)
                 md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
                     DP_NAMES[tp], sz, mmm([r["dp"].get("p50_us") for r in ok], "%.0f"),
