@@ -408,8 +408,8 @@ dp_perf() {
 				2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 12
 		} >"$f.txt"
 		# who calls the symbols above 2% (callee order: each symbol,
-		# then the chains that lead to it)
-		perf report -i "$pd" --stdio --no-children -g callee,0.5,2 --sort sym "${cpuopt[@]}" \
+		# then the chains that lead to it, the 8 heaviest of 0.5% or more)
+		perf report -i "$pd" --stdio --no-children -g callee,0.5,8 --sort sym "${cpuopt[@]}" \
 			--percent-limit 2 2>/dev/null | grep -v '^$' | head -n 600 >"$f-callgraph.txt"
 	done
 	# what the protocol's entry points spend their time in (inclusive,
