@@ -118,6 +118,9 @@ def parse_run(d, boot):
         r["aqm"] = {"leaf_to_host": {"dropped": q[0], "marked": q[1]},
                     "leaf_to_spine": {"dropped": q[2], "marked": q[3]}}
     tool = r["tool"]
+    if tool == "dpbench":
+        parse_dpbench(d, m, r)
+        return r
     if tool == "spraycoll":
         parse_spraycoll(d, r)
     elif tool == "iperf3":
@@ -231,6 +234,297 @@ def parse_spraycoll(d, r):
         # steady state on what remains; the mean covers the whole run
         r["whole_run_mbps"] = r.get("mbps")
         r["mbps"] = r.get("p50_mbps")
+
+
+def parse_dpbench(d, m, r):
+    """dpbench's one JSON object; a run without one, or with status
+    failed, is a failed run (its error kept), never a figure."""
+    j = None
+    try:
+        for line in open(os.path.join(d, "out.json")):
+            if line.startswith("{"):
+                j = json.loads(line)
+    except (OSError, ValueError):
+        j = None
+    r["mode"] = m.get("mode")
+    r["mtu"] = int(m["mtu"]) if m.get("mtu") else None
+    r["rep"] = m.get("rep")
+    r["dp"] = j or {}
+    r["ok"] = bool(j) and j.get("status") == "ok" and r.get("rc") == "0"
+    if not r["ok"]:
+        err = (j or {}).get("error")
+        if not err:
+            try:
+                err = open(os.path.join(d, "err")).read().strip()[-300:]
+            except OSError:
+                err = ""
+        r["error"] = "exit %s%s" % (r.get("rc"), ": " + err if err else "")
+    r["conns"] = (j or {}).get("conns")
+    if r["conns"] is None:
+        a = (m.get("args") or "").split()
+        r["conns"] = int(a[a.index("-c") + 1]) if "-c" in a else 1
+    r["size"] = (j or {}).get("size")
+    if r["size"] is None:
+        a = (m.get("args") or "").split()
+        r["size"] = a[a.index("-s") + 1] if "-s" in a else None
+
+
+def mmm(xs, fmt):
+    """median (min-max) of the figures of the runs that worked"""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    if len(xs) == 1:
+        return fmt % xs[0]
+    return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(xs), min(xs), max(xs))
+
+
+def stats(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
+
+
+DP_TPS = ["spray", "tcp", "udp"]
+DP_NAMES = {"spray": "AF_SPRAY", "tcp": "TCP", "udp": "UDP (GSO/GRO)"}
+
+
+IDLE_SYMS = ("native_safe_halt", "default_idle", "default_idle_call", "amd_e400_idle", "acpi_idle_do_entry",
+             "mwait_idle", "intel_idle", "cpu_idle_poll", "poll_idle")
+
+
+def perf_top(path, n, idle=None):
+    """the first n symbol lines of a perf report written by suite.sh, the
+    idle loop left out (its share goes to idle[0] if given)"""
+    out = []
+    try:
+        for line in open(path):
+            if line.startswith("#"):
+                if out:
+                    break
+                continue
+            if not line.strip():
+                if out:
+                    break
+                continue
+            p = line.split()
+            if len(p) >= 3 and p[0].endswith("%"):
+                if p[-1] in IDLE_SYMS:
+                    if idle is not None:
+                        idle[0] += float(p[0][:-1])
+                    continue
+                out.append((p[0], " ".join(p[2:])))
+            if len(out) >= n:
+                break
+    except OSError:
+        pass
+    return out
+
+
+def datapath_tables(runs, md, out, d):
+    dp = [r for r in runs if r["scenario"] == "datapath" and r.get("mode") in ("bulk", "pp")]
+    if not dp and not glob.glob(os.path.join(d, "boot*", "datapath")):
+        return
+    res = {"bulk": [], "pingpong": [], "aims": [], "profiles": {}}
+    mtus = sorted({r["mtu"] for r in dp if r["mtu"]})
+    md += ["", "### Datapath: one unshaped veth, CPU-bound (dpbench)", "",
+           "Two namespaces joined by one veth, default offloads, no shaping; one "
+           "program (dpbench) for every transport; senders on guest CPU 0, the one "
+           "receiving socket's thread on CPU 1. Goodput and guest CPU time (all CPUs, "
+           "/proc/stat) from the start of the transfer to the last byte received; "
+           "median (min-max) of the repetitions that worked; ratios are of medians. "
+           "UDP does not retransmit: its goodput is what arrived, its loss beside it "
+           "(a ceiling, not a peer in reliability). Failed runs are counted and "
+           "named, never given a figure."]
+    for mtu in mtus:
+        bulk = [r for r in dp if r["mtu"] == mtu and r["mode"] == "bulk"]
+        conns = sorted({r["conns"] for r in bulk})
+        size = bulk[0]["size"] if bulk else None
+        md += ["", "#### MTU %d, bulk (messages of %s B into one socket)" % (mtu, size), "",
+               "| transport | conns | goodput Mbit/s | CPU ns/byte | goodput x TCP | "
+               "CPU/B x TCP | goodput x UDP | CPU/B x UDP | busy % CPU 0 / 1 | runs ok | notes |",
+               "|---|---|---|---|---|---|---|---|---|---|---|"]
+        med_ = {}
+        for c in conns:
+            for tp in DP_TPS:
+                rs = [r for r in bulk if r["conns"] == c and r["transport"] == tp]
+                if not rs:
+                    continue
+                ok = [r for r in rs if r["ok"]]
+                g = stats([r["dp"].get("goodput_mbps") for r in ok])
+                cpu = stats([r["dp"].get("cpu_ns_per_byte") for r in ok])
+                med_[(c, tp)] = (g and g["median"], cpu and cpu["median"])
+        for c in conns:
+            for tp in DP_TPS:
+                rs = [r for r in bulk if r["conns"] == c and r["transport"] == tp]
+                if not rs:
+                    continue
+                ok = [r for r in rs if r["ok"]]
+                g, cpu = med_[(c, tp)]
+                notes = []
+                if tp == "udp" and ok:
+                    notes.append("loss %s%%" % mmm([r["dp"].get("loss_pct") for r in ok], "%.1f"))
+                for r in rs:
+                    if not r["ok"]:
+                        notes.append("**FAILED** rep %s: %s" % (r.get("rep"), r.get("error")))
+                rat = {}
+                for p in ("tcp", "udp"):
+                    pg, pc = med_.get((c, p), (None, None))
+                    rat[p] = (g / pg if g and pg else None, cpu / pc if cpu and pc else None)
+                row = {"mtu": mtu, "transport": tp, "conns": c,
+                       "goodput_mbps": stats([r["dp"].get("goodput_mbps") for r in ok]),
+                       "cpu_ns_per_byte": stats([r["dp"].get("cpu_ns_per_byte") for r in ok]),
+                       "x_tcp": rat["tcp"], "x_udp": rat["udp"], "runs": len(rs),
+                       "ok": len(ok), "notes": notes, "dirs": [r["dir"] for r in rs]}
+                if tp == "udp":
+                    row["loss_pct"] = stats([r["dp"].get("loss_pct") for r in ok])
+                res["bulk"].append(row)
+                busy = [r["dp"].get("cpu_busy_pct") or [] for r in ok]
+                busy = " / ".join("%.0f" % statistics.median(b[k] for b in busy)
+                                  for k in range(min(len(b) for b in busy))) if busy else ""
+                busy = busy or "-"
+                row["cpu_busy_pct_median"] = busy
+                md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
+                    DP_NAMES[tp], c,
+                    mmm([r["dp"].get("goodput_mbps") for r in ok], "%.0f"),
+                    mmm([r["dp"].get("cpu_ns_per_byte") for r in ok], "%.2f"),
+                    fnum(rat["tcp"][0], "%.2fx"), fnum(rat["tcp"][1], "%.2fx"),
+                    fnum(rat["udp"][0], "%.2fx"), fnum(rat["udp"][1], "%.2fx"), busy,
+                    len(ok), len(rs), "; ".join(notes)))
+        pp = [r for r in dp if r["mtu"] == mtu and r["mode"] == "pp"]
+        sizes = sorted({int(r["size"]) for r in pp if r["size"] is not None})
+        if pp:
+            md += ["", "#### MTU %d, ping-pong (one connection, request and answer of the "
+                   "same size)" % mtu, "",
+                   "| transport | size B | p50 us | p99 us | p50 x TCP | p50 x UDP | "
+                   "p99 x TCP | CPU us per exchange | busy % CPU 0 / 1 | runs ok | notes |",
+                   "|---|---|---|---|---|---|---|---|---|---|---|"]
+        pm = {}
+        for sz in sizes:
+            for tp in DP_TPS:
+                ok = [r for r in pp if int(r["size"] or 0) == sz and r["transport"] == tp and r["ok"]]
+                a, b = stats([r["dp"].get("p50_us") for r in ok]), stats([r["dp"].get("p99_us") for r in ok])
+                pm[(sz, tp)] = (a and a["median"], b and b["median"])
+        for sz in sizes:
+            for tp in DP_TPS:
+                rs = [r for r in pp if int(r["size"] or 0) == sz and r["transport"] == tp]
+                if not rs:
+                    continue
+                ok = [r for r in rs if r["ok"]]
+                p50, p99 = pm[(sz, tp)]
+                notes = []
+                if tp == "udp" and ok:
+                    lost = sum(r["dp"].get("lost", 0) for r in ok)
+                    if lost:
+                        notes.append("%d exchange(s) lost (not timed)" % lost)
+                for r in rs:
+                    if not r["ok"]:
+                        notes.append("**FAILED** rep %s: %s" % (r.get("rep"), r.get("error")))
+                t50, t99 = pm.get((sz, "tcp"), (None, None))
+                u50 = pm.get((sz, "udp"), (None, None))[0]
+                row = {"mtu": mtu, "transport": tp, "size": sz,
+                       "p50_us": stats([r["dp"].get("p50_us") for r in ok]),
+                       "p99_us": stats([r["dp"].get("p99_us") for r in ok]),
+                       "p50_x_tcp": p50 / t50 if p50 and t50 else None,
+                       "p50_x_udp": p50 / u50 if p50 and u50 else None,
+                       "p99_x_tcp": p99 / t99 if p99 and t99 else None,
+                       "runs": len(rs), "ok": len(ok), "notes": notes,
+                       "iters": [r["dp"].get("iters") for r in ok],
+                       "cpu_us_per_exchange": stats([r["dp"].get("cpu_us_per_exchange")
+                                                     for r in ok])}
+                busy = [r["dp"].get("cpu_busy_pct") or [] for r in ok]
+                busy = " / ".join("%.0f" % statistics.median(b[k] for b in busy)
+                                  for k in range(min(len(b) for b in busy))) if busy else ""
+                busy = busy or "-"
+                row["cpu_busy_pct_median"] = busy
+                res["pingpong"].append(row)
+                md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
+                    DP_NAMES[tp], sz, mmm([r["dp"].get("p50_us") for r in ok], "%.0f"),
+                    mmm([r["dp"].get("p99_us") for r in ok], "%.0f"),
+                    fnum(row["p50_x_tcp"], "%.2fx"), fnum(row["p50_x_udp"], "%.2fx"),
+                    fnum(row["p99_x_tcp"], "%.2fx"),
+                    mmm([r["dp"].get("cpu_us_per_exchange") for r in ok], "%.0f"), busy,
+                    len(ok), len(rs), "; ".join(notes)))
+    # the aims of issue 13, from these figures
+    aims = res["aims"]
+
+    def bulk_row(mtu, tp, c):
+        for x in res["bulk"]:
+            if x["mtu"] == mtu and x["transport"] == tp and x["conns"] == c:
+                return x
+        return None
+
+    def pp_row(mtu, tp, sz):
+        for x in res["pingpong"]:
+            if x["mtu"] == mtu and x["transport"] == tp and x["size"] == sz:
+                return x
+        return None
+    def failed(name, row):
+        """an aim whose figures failed is not met, and says why"""
+        if row and row["ok"] == 0:
+            aims.append({"aim": name, "figure": "FAILED (%d of %d runs)" % (
+                row["runs"] - row["ok"], row["runs"]), "met": False})
+            return True
+        return False
+    for mtu in mtus:
+        b = bulk_row(mtu, "spray", 1)
+        if failed("MTU %d, 1 connection: goodput >= 1.0x TCP, CPU/B <= 1.0x TCP" % mtu, b):
+            pass
+        elif b and b["x_tcp"][0] is not None:
+            aims.append({"aim": "MTU %d, 1 connection: goodput >= 1.0x TCP, CPU/B <= 1.0x TCP" % mtu,
+                         "figure": "%.2fx goodput, %.2fx CPU/B" % (b["x_tcp"][0], b["x_tcp"][1]),
+                         "met": b["x_tcp"][0] >= 1.0 and b["x_tcp"][1] <= 1.0})
+        p = pp_row(mtu, "spray", 64)
+        if failed("MTU %d, 64 B ping-pong p50 <= 1.1x UDP" % mtu, p):
+            pass
+        elif p and p["p50_x_udp"] is not None:
+            aims.append({"aim": "MTU %d, 64 B ping-pong p50 <= 1.1x UDP" % mtu,
+                         "figure": "%.2fx (%.0f us)" % (p["p50_x_udp"], p["p50_us"]["median"]),
+                         "met": p["p50_x_udp"] <= 1.1})
+        p = pp_row(mtu, "spray", 65536)
+        if failed("MTU %d, 64 KiB ping-pong p50 <= TCP's" % mtu, p):
+            pass
+        elif p and p["p50_x_tcp"] is not None:
+            aims.append({"aim": "MTU %d, 64 KiB ping-pong p50 <= TCP's" % mtu,
+                         "figure": "%.2fx (%.0f us)" % (p["p50_x_tcp"], p["p50_us"]["median"]),
+                         "met": p["p50_x_tcp"] <= 1.0})
+        b1, b16 = bulk_row(mtu, "spray", 1), bulk_row(mtu, "spray", 16)
+        if failed("MTU %d, 16 connections into one socket >= 0.9x one's" % mtu, b16) or \
+                failed("MTU %d, 16 connections into one socket >= 0.9x one's "
+                       "(one connection's runs)" % mtu, b1):
+            pass
+        elif b1 and b16 and b1["goodput_mbps"] and b16["goodput_mbps"]:
+            x = b16["goodput_mbps"]["median"] / b1["goodput_mbps"]["median"]
+            aims.append({"aim": "MTU %d, 16 connections into one socket >= 0.9x one's" % mtu,
+                         "figure": "%.2fx" % x, "met": x >= 0.9})
+    if aims:
+        md += ["", "#### Aims of issue 13 (datapath)", "", "| aim | figure | met |", "|---|---|---|"]
+        for a in aims:
+            md.append("| %s | %s | %s |" % (a["aim"], a["figure"], "yes" if a["met"] else "**no**"))
+    # the profiles kept beside the runs
+    profs = []
+    for bd in sorted(glob.glob(os.path.join(d, "boot*", "datapath"))):
+        for f in sorted(glob.glob(os.path.join(bd, "perf-*-cpu[0-9a]*.txt")) +
+                        glob.glob(os.path.join(bd, "perf-*-FAILED.txt"))):
+            if f.endswith("-callgraph.txt"):
+                continue
+            profs.append(f)
+    if profs:
+        md += ["", "#### perf profiles (self time in %% of the CPU's samples, idle loop "
+               "apart, top 8 symbols; whole reports in %s)" %
+               ", ".join(sorted({os.path.relpath(os.path.dirname(f), d) for f in profs})), ""]
+        for f in profs:
+            name = os.path.basename(f)[len("perf-"):-len(".txt")]
+            idle = [0.0]
+            top = perf_top(f, 8, idle)
+            res["profiles"][name] = {"idle_pct": idle[0], "top": perf_top(f, 30)}
+            if name.endswith("FAILED"):
+                md.append("- %s: **perf failed**: %s" % (name, open(f).read().strip()))
+                continue
+            md.append("- %s (idle %.0f%%): %s" % (name, idle[0], ", ".join(
+                "%s %s" % (p, s) for p, s in top) or "**no samples**"))
+    out["datapath"] = res
 
 
 def load_runs(out):
@@ -553,6 +847,8 @@ def aims(runs, out, rate, md):
             "AF_SPRAY %.1f ns/B, raw UDP %.1f ns/B at the same goodput: %.2fx" % (
                 cpu["spray"]["cpu_ns_per_byte"], u, x), x <= 1.5, "")
     out["aims"] = res
+    if not res:
+        return
     md += ["", "### Aims of issue 7", "", "| aim | target | figure | met | why short |",
            "|---|---|---|---|---|"]
     for a in res:
@@ -642,21 +938,23 @@ def main():
     tree = read_env(os.path.join(d, "tree.env"))
     md = ["## AF_SPRAY benchmarks: kernel %s, %s%s" % (
         b1.get("kernel"), b1.get("date"), " (quick mode)" if b1.get("quick") == "1" else "")]
-    md += ["", "Fabric: %s hosts, 2 leaves, %s spines (every leaf to every spine), every "
+    md += ["", ("Fabric: %s hosts, 2 leaves, %s spines (every leaf to every spine), every "
            "link %g Mbit/s both ways (tbf, burst %s ms) with RED ECN marking (%s), "
            "MTU %s, ECMP with the L4 hash at the leaves, offloads off. Limits are per "
            "rank; ratios are this row's figure over the column's." % (
                b1.get("hosts"), b1.get("spines"), rate, b1.get("tbf_burst_ms"),
-               b1.get("red"), b1.get("mtu")),
+               b1.get("red"), b1.get("mtu"))) if b1.get("fabric", "1") != "0" else
+           "No fabric in this boot (its scenarios make their own links).",
            "", "Tree: commit %s%s, spray.ko md5 %s." % (
                tree.get("commit", "?"),
                " with uncommitted changes in %s kernel/include files" % tree["changed_files"]
                if tree.get("changed_files", "0") != "0" else "", tree.get("module_md5", "?")),
            "", "Boots: " + "; ".join(
-               "boot %d (%s): host load %s, guest load %s -> %s, fabric built in %s s%s" % (
+               "boot %d (%s): host load %s, guest load %s -> %s%s%s" % (
                    b["boot"], b.get("scenarios", "?"), b.get("host_load", "?"),
                    b.get("guest_load_start", "?"), b.get("guest_load_end", "?"),
-                   b.get("fabric_setup_s", "?"),
+                   ", fabric built in %s s" % b["fabric_setup_s"] if b.get("fabric_setup_s")
+                   else "",
                    "" if b.get("rc") == "0" else ", suite exit %s" % b.get("rc"))
                for b in boots) + (". Wall time %s s." % wall if wall else "")]
     out = {"meta": {"boots": boots, "rate_mbit": rate, "wall_s": wall, "tree": tree},
@@ -696,6 +994,7 @@ def main():
         out["cpu"] = cpu
 
     aims(runs, out, rate, md)
+    datapath_tables(runs, md, out, d)
     R = "%g" % rate
     scenario_table(runs, "pair", "One pair, bulk (h0 -> h1 across the spines)",
                    "Limit: one host link, %s Mbit/s." % R, md, out)

@@ -6,6 +6,9 @@
 #
 #   scripts/bench/run.sh [-k KVER] [-o OUTDIR] [-b BOOTS] [-r MBIT] [quick] [SCENARIO...]
 #   make bench [KVER=...] [BENCH=quick] [BOOTS=N]
+#   scripts/bench/run.sh datapath     # one boot, no fabric: AF_SPRAY vs TCP/UDP per core
+#
+# BENCH_* variables of the environment (suite.sh's knobs) reach the VM.
 #
 # Boot 1 runs the scenarios (default: all of suite.sh's); boots 2..BOOTS
 # run the all-reduce again at the large sizes only ("seed"): the ECMP hash
@@ -58,6 +61,13 @@ echo "module_md5=$(md5sum <"build/$KVER/spray.ko" | cut -c1-12)" >>"$OUT/tree.en
 mkdir -p build/bench-tools
 gcc -O2 -Wall -Wextra -o build/bench-tools/udpblast scripts/bench/udpblast.c 2>>"$OUT/build.log" ||
 	{ echo "bench: udpblast does not build, see $OUT/build.log" >&2; exit 1; }
+gcc -O2 -Wall -Wextra -pthread -o build/bench-tools/dpbench scripts/bench/dpbench.c 2>>"$OUT/build.log" ||
+	{ echo "bench: dpbench does not build, see $OUT/build.log" >&2; exit 1; }
+# the suite's knobs (BENCH_SECONDS, BENCH_DP_REPS, ...: see suite.sh) go
+# into the VM as they are set here
+for v in $(compgen -e | grep '^BENCH_'); do
+	case $v in BENCH_QUICK|BENCH_HOST_LOAD|BENCH_UDPBLAST|BENCH_DPBENCH) ;; *) ENVS+=("$v=${!v}") ;; esac
+done
 
 # host_load WHEN: the host's load, for the noise it brings (the VM shares
 # two cores with whatever else runs)
@@ -88,7 +98,8 @@ for b in $(seq 1 "$BOOTS"); do
 	# progress lines only; the whole console is in bootN/console.log
 	scripts/vm.sh -k "$KVER" -o "$OUT/boot$b" -t 3000 -- env BENCH_QUICK=$QUICK \
 		"BENCH_HOST_LOAD=$load (QEMU processes: $(pgrep -c qemu-system || true))" \
-		BENCH_UDPBLAST="$here/build/bench-tools/udpblast" "${ENVS[@]}" \
+		BENCH_UDPBLAST="$here/build/bench-tools/udpblast" \
+		BENCH_DPBENCH="$here/build/bench-tools/dpbench" "${ENVS[@]}" \
 		scripts/bench/suite.sh "${scen[@]}" | grep --line-buffered "bench:" >&2
 	r=${PIPESTATUS[0]}
 	set -e

@@ -14,6 +14,11 @@
 #             direction: what the emulated fabric carries (the ceiling)
 #   cpu       CPU time per byte on one unshaped link, no fabric: AF_SPRAY,
 #             raw UDP at the same goodput, TCP
+#   datapath  one unshaped veth, no fabric, CPU-bound by design: AF_SPRAY,
+#             TCP and UDP (GSO/GRO) as users run them, one program
+#             (dpbench) for all; bulk from 1, 4, 16 connections into one
+#             socket and 64 B / 64 KiB ping-pong, MTU 1500 and 9000,
+#             BENCH_DP_REPS repetitions; perf profiles of AF_SPRAY and TCP
 #   pair      one pair (h0 -> h1, across the spines), bulk
 #   ring      every host sends to the next one (h0 -> h1 -> ... -> h7 ->
 #             h0), bulk: 4 flows each way over 4 spines, ECMP collisions
@@ -47,6 +52,7 @@ KVER=${SPRAY_KVER:-$(uname -r)}
 SC=$top/userspace/spraycoll/spraycoll
 CTL=$top/userspace/sprayctl/sprayctl
 UB=${BENCH_UDPBLAST:-$top/build/bench-tools/udpblast}
+DPB=${BENCH_DPBENCH:-$top/build/bench-tools/dpbench}
 if [ "$QUICK" = 1 ]; then
 	DUR=${BENCH_SECONDS:-6}		# seconds of bulk per run
 	RING_SIZE=${BENCH_RING_SIZE:-1M}	# per rank and iteration
@@ -78,7 +84,18 @@ else
 fi
 MPI_ITERS=${BENCH_MPI_ITERS:-2}
 TRANSPORTS=${BENCH_TRANSPORTS:-"spray tcp mptcp"}
-SCEN=${*:-calib cpu pair ring nocc allreduce alltoall incast loss down mpi roce}
+# datapath: seconds of bulk per run (sized by a probe), repetitions
+DP_SECONDS=${BENCH_DP_SECONDS:-$([ "$QUICK" = 1 ] && echo 1.5 || echo 3)}
+DP_REPS=${BENCH_DP_REPS:-3}
+DP_MTUS=${BENCH_DP_MTUS:-"1500 9000"}
+DP_TRANSPORTS=${BENCH_DP_TRANSPORTS:-"spray tcp udp"}
+DP_CONNS=${BENCH_DP_CONNS:-"1 4 16"}
+DP_SIZE=${BENCH_DP_SIZE:-64K}		# bulk message (record, GSO send) size
+DP_PP_SIZES=${BENCH_DP_PP_SIZES:-"64 65536"}
+DP_PERF_TRANSPORTS=${BENCH_DP_PERF_TRANSPORTS:-"spray tcp"}
+DP_PERF_MTUS=${BENCH_DP_PERF_MTUS:-"1500 9000"}
+DP_PERF_PP=${BENCH_DP_PERF_PP:-"spray:64 spray:65536"}	# TRANSPORT:SIZE ping-pongs profiled
+SCEN=${*:-calib cpu datapath pair ring nocc allreduce alltoall incast loss down mpi roce}
 RING=(0 1 2 3 4 5 6 7)	# rank r on host r: leaves alternate around the ring
 
 ROCE_MODE=
@@ -314,6 +331,189 @@ scen_cpu() {
 		log "cpu udp at ${r} Mbit/s (0: unpaced): $(grep bytes "$RUN/udp-0.json")"
 	done
 	ip netns del "$ca"; ip netns del "$cb"
+}
+
+# --- datapath ------------------------------------------------------------------
+
+# One unshaped veth between two namespaces, default offloads (TSO/GSO on,
+# whatever the veth has by default), no qdisc shaping: the transports' own
+# per-byte and per-packet work bounds every figure. dpbench (one program,
+# the same work for every transport) sends to one receiving socket; sender
+# threads on CPU 0, the receiver on CPU 1. Per MTU: a probe per transport
+# sizes the bulk runs to about $DP_SECONDS s, then every connection count
+# and repetition runs every transport back to back (so that host noise
+# falls on all of them alike), then the ping-pongs, then perf.
+DP_PORT=7100
+# dp_run TRANSPORT MODE MTU ARGS...: one dpbench run and its record; MODE
+# bulk, pp, or probe (a bulk run that sizes the others)
+dp_run() {
+	local tp=$1 mode=$2 mtu=$3 rc m
+	shift 3
+	m=$mode; [ "$m" = probe ] && m=bulk
+	DP_PORT=$((DP_PORT + 1))
+	NOFAB=1 run_begin "datapath-$tp"
+	kv scenario datapath; kv transport "$tp"; kv tool dpbench; kv mode "$mode"
+	kv mtu "$mtu"; kv args "$*"
+	timeout 900 "$DPB" -t "$tp" -m "$m" -R "$DP_B" -S "$DP_A" -a 10.201.0.2 \
+		-p "$DP_PORT" -g $((mtu - 28)) -T 600 "$@" >"$RUN/out.json" 2>"$RUN/err"
+	rc=$?
+	NOFAB=1 run_end
+	kv rc "$rc"
+	return $rc
+}
+
+# dp_field FILE KEY: a number from dpbench's JSON
+dp_field() { sed -n "s/.*\"$2\": \([-0-9.]*\).*/\1/p" "$1" | head -n 1; }
+
+# dp_perf TRANSPORT MTU BYTES: a bulk run (1 connection) of BYTES under
+# perf record -a (cpu-clock: TCG has no PMU; samples of code that runs with
+# interrupts off land where it turns them on, e.g. in
+# _raw_spin_unlock_irqrestore, whose callers the call-graph file names);
+# reports of all CPUs, of CPU 0 (the sender thread's) and of CPU 1 (the
+# receiver thread's), flat and with children, and call graphs. A CPU is
+# not a side: veth delivers a packet on the CPU that sends it, so the
+# receive path of DATA (up to the receiving socket) runs in softirq on
+# CPU 0, that of the receiver's ACKs on CPU 1, with whatever the sender's
+# ACK processing sends from there; the symbols tell the sides apart
+# (sendmsg/recvmsg, DATA/ACK handling).
+#
+# dp_perf TRANSPORT MTU BYTES: the bulk profile, files perf-TP-mtuM-*;
+# dp_perf TRANSPORT MTU pp:SIZE: a ping-pong's (2000 exchanges, at most
+# $DP_SECONDS x 3 s), files perf-TP-ppSIZE-mtuM-*
+dp_perf() {
+	local tp=$1 mtu=$2 n=$3 d=$RES/datapath pd cpu rc f cpuopt tag args
+	pd=$T/perf.data
+	DP_PORT=$((DP_PORT + 1))
+	case $n in
+	pp:*) tag=$tp-pp${n#pp:}-mtu$mtu
+	      args=(-m pp -s "${n#pp:}" -i 2000 -d "$(echo "$DP_SECONDS" | awk '{ print 3 * $1 }')") ;;
+	*) tag=$tp-mtu$mtu; args=(-m bulk -c 1 -n "$n" -s "$DP_SIZE") ;;
+	esac
+	perf record -q -a -g -F 999 -e cpu-clock -o "$pd" -- \
+		"$DPB" -t "$tp" -R "$DP_B" -S "$DP_A" -a 10.201.0.2 -p "$DP_PORT" \
+		-g $((mtu - 28)) -T 600 "${args[@]}" \
+		>"$d/perf-$tag-run.json" 2>"$d/perf-$tag-record.err"
+	rc=$?
+	if [ $rc != 0 ] || [ ! -s "$pd" ]; then
+		log "datapath perf $tag: FAILED (exit $rc): $(tail -n 2 "$d/perf-$tag-record.err" | tr '\n' ' ')"
+		echo "perf record failed (exit $rc)" >"$d/perf-$tag-FAILED.txt"
+		return 1
+	fi
+	for cpu in all 0 1; do
+		f=$d/perf-$tag-cpu$cpu
+		cpuopt=(--cpu "$cpu"); [ $cpu = all ] && cpuopt=()
+		{
+			echo "# perf record -a -g -F 999 -e cpu-clock, dpbench -t $tp ${args[*]}, MTU $mtu"
+			echo "# $(cat "$d/perf-$tag-run.json")"
+			echo "# CPU $cpu (0: the sender thread's, 1: the receiver thread's; see dp_perf in scripts/bench/suite.sh); self time, top 30 symbols"
+			perf report -i "$pd" --stdio --no-children -g none --sort sym "${cpuopt[@]}" \
+				--percent-limit 0.01 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30
+			echo
+			echo "# CPU $cpu: with children (inclusive), top 30"
+			perf report -i "$pd" --stdio --children -g none --sort sym "${cpuopt[@]}" \
+				--percent-limit 0.01 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30
+			echo
+			echo "# CPU $cpu: by command and object"
+			perf report -i "$pd" --stdio --no-children -g none --sort comm,dso "${cpuopt[@]}" \
+				2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 12
+		} >"$f.txt"
+		# who calls the symbols above 2% (callee order: each symbol,
+		# then the chains that lead to it, the 8 heaviest of 0.5% or more)
+		perf report -i "$pd" --stdio --no-children -g callee,0.5,8 --sort sym "${cpuopt[@]}" \
+			--percent-limit 2 2>/dev/null | grep -v '^$' | head -n 600 >"$f-callgraph.txt"
+	done
+	# what the protocol's entry points spend their time in (inclusive,
+	# all CPUs): each one's tree of callees down to 1% of the samples
+	perf report -i "$pd" --stdio --children -g caller,1 --sort sym --percent-limit 3 \
+		2>/dev/null | grep -v '^$' | awk '
+		/^ +[0-9.]+% +[0-9.]+% +\[/ {
+			keep = $NF ~ /^(spray_(conn_rcv|conn_sendmsg|recvmsg|conn_timer|conn_pump|queue_data|xmit_queue)|tcp_sendmsg|tcp_recvmsg|tcp_v4_rcv|tcp_rcv_established|tcp_write_xmit|__udp4_lib_rcv)$/
+			n = 0 }
+		keep && n++ < 150' >"$d/perf-$tag-tree.txt"
+	log "datapath perf $tag: top of all CPUs: $(sed -n 4p "$d/perf-$tag-cpuall.txt" | tr -s ' ')"
+	rm -f "$pd"
+}
+
+scen_datapath() {
+	local mtu tp c rep sz rate r1 n out x fails=0 d=$RES/datapath
+	declare -A DPN
+	mkdir -p "$d"
+	setup_ns DP_A DP_B || return 1
+	ip link add eth0 netns "$DP_A" type veth peer name eth0 netns "$DP_B"
+	ip -n "$DP_A" addr add 10.201.0.1/24 dev eth0
+	ip -n "$DP_B" addr add 10.201.0.2/24 dev eth0
+	ip -n "$DP_A" link set eth0 up
+	ip -n "$DP_B" link set eth0 up
+	busywait 10000 ip netns exec "$DP_A" ping -c1 -W1 10.201.0.2 >/dev/null ||
+		{ log "datapath: the veth does not carry"; return 1; }
+	{
+		echo "kernel $(uname -r); dpbench: $DPB; $(perf --version 2>&1)"
+		echo "veth offloads (both ends alike, defaults):"
+		ip netns exec "$DP_A" ethtool -k eth0 2>&1 | grep -E "segmentation|generic-receive|scatter|checksumming|gro" 
+		echo "qdisc: $(tc -n "$DP_A" qdisc show dev eth0)"
+		echo "sysctls: $(ip netns exec "$DP_B" sysctl net.core.rmem_max net.core.wmem_max net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_congestion_control 2>&1 | tr '\n' ';')"
+		echo "spray (receiver's namespace):"
+		ip netns exec "$DP_B" "$CTL" show 2>&1
+	} >"$d/setup.txt"
+	for mtu in $DP_MTUS; do
+		ip -n "$DP_A" link set eth0 mtu "$mtu"
+		ip -n "$DP_B" link set eth0 mtu "$mtu"
+		# the probe: 32 MiB from one connection, twice (the first one
+		# runs cold), the faster one counts
+		for tp in $DP_TRANSPORTS; do
+			rate=
+			if dp_run "$tp" probe "$mtu" -c 1 -n 32M -s "$DP_SIZE" &&
+				r1=$(dp_field "$RUN/out.json" goodput_mbps) &&
+				dp_run "$tp" probe "$mtu" -c 1 -n 32M -s "$DP_SIZE"; then
+				rate=$(dp_field "$RUN/out.json" goodput_mbps)
+				rate=$(echo "$rate $r1" | awk '{ print ($1 > $2 ? $1 : $2) }')
+				n=$(echo "$rate $DP_SECONDS" | awk '{ m = int($1 * 1e6 / 8 * $2 / 1048576);
+					if (m < 16) m = 16; if (m > 4096) m = 4096; print m "M" }')
+			else
+				n=64M
+				log "datapath probe $tp MTU $mtu: FAILED: $(tail -c 300 "$RUN/out.json")"
+			fi
+			DPN[$tp]=$n
+			log "datapath probe $tp MTU $mtu: ${rate:-?} Mbit/s, bulk runs of $n"
+		done
+		for c in $DP_CONNS; do
+			for rep in $(seq 1 "$DP_REPS"); do
+				for tp in $DP_TRANSPORTS; do
+					dp_run "$tp" bulk "$mtu" -c "$c" -n "${DPN[$tp]}" -s "$DP_SIZE" ||
+						fails=$((fails + 1))
+					kv conns "$c"; kv rep "$rep"
+					out=$(tr -d '{}"' <"$RUN/out.json" | tr ',' '\n' |
+						grep -E "goodput_mbps|cpu_ns_per_byte|loss_pct|error" | tr -d '\n')
+					log "datapath MTU $mtu $tp bulk x$c #$rep: $out"
+				done
+			done
+		done
+		for sz in $DP_PP_SIZES; do
+			for rep in $(seq 1 "$DP_REPS"); do
+				for tp in $DP_TRANSPORTS; do
+					dp_run "$tp" pp "$mtu" -s "$sz" -i 2000 -d "$DP_SECONDS" ||
+						fails=$((fails + 1))
+					kv rep "$rep"
+					out=$(tr -d '{}"' <"$RUN/out.json" | tr ',' '\n' |
+						grep -E "p50_us|p99_us|lost|cpu_us|error" | tr -d '\n')
+					log "datapath MTU $mtu $tp pingpong $sz #$rep: $out"
+				done
+			done
+		done
+		case " $DP_PERF_MTUS " in *" $mtu "*)
+			if command -v perf >/dev/null; then
+				# three times a bulk run: start-up is a small part
+				for tp in $DP_PERF_TRANSPORTS; do
+					dp_perf "$tp" "$mtu" "$(( 3 * ${DPN[$tp]%M} > 4096 ? 4096 : 3 * ${DPN[$tp]%M} ))M"
+				done
+				for x in $DP_PERF_PP; do dp_perf "${x%%:*}" "$mtu" "pp:${x#*:}"; done
+			else
+				log "datapath: perf is not installed (linux-perf): no profiles"
+			fi ;;
+		esac
+	done
+	ip netns del "$DP_A"; ip netns del "$DP_B"
+	log "datapath: $fails failed run(s)"
 }
 
 scen_pair() {
@@ -664,10 +864,20 @@ scen_roce() {
 
 load_spray "$top/build/$KVER/spray.ko" || { log "cannot load spray.ko"; exit 1; }
 t0=$(now)
-fab_setup || { log "fabric setup failed"; exit 1; }
-log "fabric ready in $(echo "$t0 $(now)" | awk '{ printf "%.0f", $2 - $1 }') s: $FAB_NH hosts, 2 leaves, $FAB_NS spines, every link $FAB_RATE Mbit/s, MTU $FAB_MTU, tbf + red ecn"
+# the fabric only for the scenarios that use it (cpu and datapath make
+# their own veth)
+NEEDFAB=0
+for s in $SCEN; do
+	case $s in cpu|datapath) ;; *) NEEDFAB=1 ;; esac
+done
+if [ $NEEDFAB = 1 ]; then
+	fab_setup || { log "fabric setup failed"; exit 1; }
+	log "fabric ready in $(echo "$t0 $(now)" | awk '{ printf "%.0f", $2 - $1 }') s: $FAB_NH hosts, 2 leaves, $FAB_NS spines, every link $FAB_RATE Mbit/s, MTU $FAB_MTU, tbf + red ecn"
+	mptcp_endpoints
+else
+	log "no fabric: $SCEN"
+fi
 R=$FAB_RATE
-mptcp_endpoints
 
 RUN=$RES
 : >"$RES/meta.env"
@@ -682,18 +892,24 @@ kv scenarios "$SCEN"
 kv guest_cpus "$(nproc)"
 kv guest_load_start "$(cut -d' ' -f1-3 /proc/loadavg)"
 kv host_load "${BENCH_HOST_LOAD:-}"
-kv fabric_setup_s "$(echo "$t0 $(now)" | awk '{ printf "%.0f", $2 - $1 }')"
-ip netns exec "${FAB_H[0]}" "$CTL" -j show >"$RES/spray-config.json" 2>/dev/null
-CC_MODE=$(ip netns exec "${FAB_H[0]}" "$CTL" -t show | awk -F'\t' '$1 == "cc-mode" { print $2 }')
-tc -n "${FAB_L[0]}" qdisc show dev u0 >"$RES/qdisc-example.txt"
+kv fabric "$NEEDFAB"
+if [ $NEEDFAB = 1 ]; then
+	kv fabric_setup_s "$(echo "$t0 $(now)" | awk '{ printf "%.0f", $2 - $1 }')"
+	ip netns exec "${FAB_H[0]}" "$CTL" -j show >"$RES/spray-config.json" 2>/dev/null
+	CC_MODE=$(ip netns exec "${FAB_H[0]}" "$CTL" -t show | awk -F'\t' '$1 == "cc-mode" { print $2 }')
+	tc -n "${FAB_L[0]}" qdisc show dev u0 >"$RES/qdisc-example.txt"
+else
+	"$CTL" -j show >"$RES/spray-config.json" 2>/dev/null
+fi
 iperf3 --version 2>/dev/null | head -n 1 >"$RES/versions.txt"
-dpkg-query -W perftest rdma-core iperf3 iproute2 2>/dev/null >>"$RES/versions.txt"
+dpkg-query -W perftest rdma-core iperf3 iproute2 linux-perf 2>/dev/null >>"$RES/versions.txt"
+perf --version >>"$RES/versions.txt" 2>&1
 
 for s in $SCEN; do
 	t1=$(now)
 	log "== $s"
 	case $s in
-	calib|cpu|pair|ring|nocc|allreduce|alltoall|incast|loss|down|roce|seed|mpi) "scen_$s" ;;
+	calib|cpu|datapath|pair|ring|nocc|allreduce|alltoall|incast|loss|down|roce|seed|mpi) "scen_$s" ;;
 	*) log "unknown scenario $s" ;;
 	esac
 	log "== $s took $(echo "$t1 $(now)" | awk '{ printf "%.0f", $2 - $1 }') s"
