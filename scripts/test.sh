@@ -6,7 +6,8 @@
 #   3. run the userspace unit tests (ASan + UBSan; the module's core and
 #      the libfabric provider's matching) and the fuzz harnesses
 #      (libFuzzer, a short bounded run each) on the host,
-#   4. boot each kernel of the matrix in QEMU and run the selftests there,
+#   4. boot each kernel of the matrix in QEMU (as many at once as there are
+#      host CPUs) and run the selftests there,
 #   5. build (or reuse) the debug kernel (KASAN, lockdep, kmemleak; scripts/
 #      debug-kernel.sh) and run its CI subset there, then a kmemleak check,
 #      when the hour allows (Documentation/networking/spray-debug.rst).
@@ -151,9 +152,33 @@ vm_suite() {
 	fi
 }
 
-for k in "${kvers[@]}"; do
+# The kernels' VMs run at once, one per host CPU (single-threaded TCG keeps
+# a guest on one host thread), each with its totals in its own files.
+vm_job() {	# vm_job KVER TEST...
+	local k=$1; shift
+	passed=0 failed=0 skipped=0 fail_logs=()
 	echo "# ==== VM $k"
 	vm_suite "$k" "$results/vm-$k" "$@"
+	echo "$passed $failed $skipped" >"$results/vm-$k.counts"
+	printf '%s\n' "${fail_logs[@]}" >"$results/vm-$k.fail-logs"
+}
+slots=$(nproc)
+n=0
+echo "# VMs of ${kvers[*]}, $slots at a time (build/results/vm-KVER.report)"
+for k in "${kvers[@]}"; do
+	if [ $n -ge "$slots" ]; then
+		wait -n
+		n=$((n - 1))
+	fi
+	vm_job "$k" "$@" >"$results/vm-$k.report" 2>&1 &
+	n=$((n + 1))
+done
+wait
+for k in "${kvers[@]}"; do
+	cat "$results/vm-$k.report"
+	read -r p f s <"$results/vm-$k.counts" || { p=0; f=1; s=0; echo "not ok - VM $k: no totals"; }
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	mapfile -t -O ${#fail_logs[@]} fail_logs < <(grep . "$results/vm-$k.fail-logs")
 done
 
 # 5. The debug kernel's CI subset: the selftests of function, not of speed

@@ -101,8 +101,8 @@ mount -t devtmpfs dev /newroot/dev
 exec switch_root /newroot /bin/sh /mnt/.vm-run
 INIT
 	chmod +x "$root/init"
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp"
-	mv "$initrd.tmp" "$initrd"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp.$$"
+	mv "$initrd.tmp.$$" "$initrd"
 	rm -rf "$root"
 	trap - EXIT
 fi
