@@ -25,9 +25,12 @@ DESTDIR	?=
 
 # Copy the sources into build/KVER, only those whose content changed: a
 # copy keeps a fresh time stamp so kbuild never trusts an object compiled
-# from an older copy.
+# from an older copy. Sources that moved or went are removed from the copy
+# (a stale header there would shadow the real one).
 SYNC = mkdir -p $(BUILD) && for f in Kbuild $$(find kernel include -type f); do \
-	d=$(BUILD)/$$f; mkdir -p $$(dirname $$d); cmp -s $$f $$d || cp $$f $$d; done
+	d=$(BUILD)/$$f; mkdir -p $$(dirname $$d); cmp -s $$f $$d || cp $$f $$d; done; \
+	for d in $$(cd $(BUILD) && find kernel include -name '*.[ch]' 2>/dev/null); do \
+	[ -e $$d ] || rm -f $(BUILD)/$$d $(BUILD)/$${d%.[ch]}.o; done
 
 KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h include/uapi/linux/*.h)
 

@@ -394,7 +394,7 @@ static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 		c->stat_ecn++;
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ECN_ECHO);
 	}
-	m = spray_tmsg_find(c, rec->msg_id);
+	m = rec->msg;
 	if (!m)
 		return;
 	m->acked += rec->len;
@@ -539,7 +539,7 @@ void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 
 	if (!rec)
 		return;
-	m = spray_tmsg_find(c, rec->msg_id);
+	m = rec->msg;
 	if (!m || m->abandoned)
 		return;
 	if (m->acked >= m->next_off) {

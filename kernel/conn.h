@@ -261,7 +261,6 @@ void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count, u8 reason,
 		      struct sk_buff_head *q);
 void spray_queue_nacks(struct spray_conn *c, u64 now, struct sk_buff_head *q);
 void spray_queue_resume(struct spray_conn *c, struct sk_buff_head *q);
-struct spray_tmsg *spray_tmsg_find(struct spray_conn *c, u32 msg_id);
 void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q);
 
 /* input.c: packets in */

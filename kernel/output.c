@@ -69,22 +69,12 @@ u16 spray_ctrl_ev(struct spray_conn *c)
 	return 49152 + get_random_u32_below(16384);
 }
 
-struct spray_tmsg *spray_tmsg_find(struct spray_conn *c, u32 msg_id)
-{
-	struct spray_tmsg *m;
-
-	list_for_each_entry(m, &c->tmsgs, node)
-		if (m->msg_id == msg_id)
-			return m;
-	return NULL;
-}
-
 static void spray_queue_data(struct spray_conn *c, u32 psn,
 			     const struct spray_txrec *rec, int ev_idx,
 			     bool probe, bool retx, u64 now,
 			     struct sk_buff_head *q)
 {
-	struct spray_tmsg *m = spray_tmsg_find(c, rec->msg_id);
+	struct spray_tmsg *m = rec->msg;
 	struct spray_pkt p = {};
 	struct sk_buff *skb;
 
@@ -223,7 +213,7 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 		/* a window probe asks for its ACK at once */
 		probe = c->tw.probe_ok;
 		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
-					   m->next_off, (u16)len);
+					   m->next_off, (u16)len, m);
 		m->next_off += len;
 		spray_queue_data(c, psn, spray_txwin_rec(&c->tw, psn), ev,
 				 probe, false, now, q);
