@@ -239,7 +239,6 @@ u32 spray_conn_grant(struct spray_conn *c)
 {
 	struct spray_cc_cfg cfg = c->cc;
 	struct sock *sk = &c->ss->sk;
-	u32 rcvd = c->rx.above;
 	s64 room;
 	u64 pkts;
 
@@ -250,18 +249,11 @@ u32 spray_conn_grant(struct spray_conn *c)
 	room = (s64)READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
 	if (room > 0)
 		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1)), 1);
-	/*
-	 * psns refused for lack of room are holes that come back only when
-	 * there is room: counted as received, or they would use up the
-	 * credit that lets the sender finish a message already admitted.
-	 */
 	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
 		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */
-	else if (spray_psn_after(c->rx_refused_top, c->rx.cum + rcvd))
-		rcvd = c->rx_refused_top - c->rx.cum;
-	return spray_rcc_grant_rcvd(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
-				    rcvd, (u32)min_t(u64, pkts * cfg.mtu,
-						     U32_MAX));
+	return spray_rcc_grant_rx(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
+				  c->rx.high, c->rx_refused_top,
+				  (u32)min_t(u64, pkts * cfg.mtu, U32_MAX));
 }
 
 void spray_queue_ack(struct spray_conn *c, u64 now,

@@ -299,7 +299,8 @@ void spray_rcc_deactivate(struct spray_rcc *r, struct spray_rcc_conn *c)
  * @c: connection
  * @cfg: configuration
  * @cum_psn: the connection's cumulative ack
- * @rcvd: packets received beyond @cum_psn (out of order)
+ * @rcvd: psns from @cum_psn that need no new credit: received out of
+ *	order, or holes below them (repaired on the psns they had)
  * @rcvbuf_free: bytes the socket receive buffer can still take
  *
  * Credit is what is granted and not yet received: grant = cum + rcvd +
@@ -348,4 +349,37 @@ u32 spray_rcc_grant(const struct spray_rcc *r, struct spray_rcc_conn *c,
 		    u32 rcvbuf_free)
 {
 	return spray_rcc_grant_rcvd(r, c, cfg, cum_psn, 0, rcvbuf_free);
+}
+
+/**
+ * spray_rcc_grant_rx() - the grant of a receiving connection
+ * @r: receiving socket's credit state
+ * @c: connection
+ * @cfg: configuration
+ * @cum_psn: the connection's cumulative ack
+ * @high: one past the highest psn received
+ * @refused_top: one past the highest psn refused for lack of room
+ * @rcvbuf_free: bytes the rest of the admitted messages and new ones can
+ *	take
+ *
+ * Every psn below @high or @refused_top needs no new credit: received, a
+ * loss being repaired on the psn it had, or refused and coming back when
+ * there is room. Counted as missing, each would take a packet of the
+ * credit the sender needs to finish a message already admitted: a refused
+ * psn below the rest of that message would stop it for good.
+ *
+ * Return: the grant psn (also stored in @c).
+ */
+u32 spray_rcc_grant_rx(const struct spray_rcc *r, struct spray_rcc_conn *c,
+		       const struct spray_cc_cfg *cfg, u32 cum_psn, u32 high,
+		       u32 refused_top, u32 rcvbuf_free)
+{
+	u32 top = high;
+
+	if (spray_psn_after(refused_top, top))
+		top = refused_top;
+	if (!spray_psn_after(top, cum_psn))
+		top = cum_psn;
+	return spray_rcc_grant_rcvd(r, c, cfg, cum_psn, top - cum_psn,
+				    rcvbuf_free);
 }

@@ -112,6 +112,9 @@ void spray_rcc_deactivate(struct spray_rcc *r, struct spray_rcc_conn *c);
 u32 spray_rcc_grant_rcvd(const struct spray_rcc *r, struct spray_rcc_conn *c,
 			 const struct spray_cc_cfg *cfg, u32 cum_psn, u32 rcvd,
 			 u32 rcvbuf_free);
+u32 spray_rcc_grant_rx(const struct spray_rcc *r, struct spray_rcc_conn *c,
+		       const struct spray_cc_cfg *cfg, u32 cum_psn, u32 high,
+		       u32 refused_top, u32 rcvbuf_free);
 u32 spray_rcc_grant(const struct spray_rcc *r, struct spray_rcc_conn *c,
 		    const struct spray_cc_cfg *cfg, u32 cum_psn,
 		    u32 rcvbuf_free);
