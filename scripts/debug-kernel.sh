@@ -132,6 +132,8 @@ CONFIG_DEBUG_OBJECTS_TIMERS=y
 CONFIG_DEBUG_OBJECTS_WORK=y
 CONFIG_DEBUG_OBJECTS_RCU_HEAD=y
 CONFIG_DEBUG_NET=y
+# list corruption reported where it happens, not as a loop (an RCU stall)
+CONFIG_DEBUG_LIST=y
 EOF
 }
 
