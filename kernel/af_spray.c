@@ -361,9 +361,9 @@ static int spray_recv_error(struct sock *sk, struct msghdr *msg, size_t len,
 	m = spray_sock_pop_error(ss);
 	if (!m)
 		return -EAGAIN;
-	have = m->buf ? m->len : 0;
+	have = m->buf || m->chunks ? m->len : 0;
 	copied = min_t(size_t, len, have);
-	if (copied && copy_to_iter(m->buf, copied, &msg->msg_iter) != copied)
+	if (copied && spray_tmsg_copy_to(m, copied, &msg->msg_iter) != copied)
 		err = -EFAULT;
 	if (copied < have)
 		msg->msg_flags |= MSG_TRUNC;
@@ -659,6 +659,8 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	spin_lock_init(&ss->lock);
 	INIT_LIST_HEAD(&ss->rxq);
 	INIT_LIST_HEAD(&ss->errq);
+	INIT_LIST_HEAD(&ss->failing);
+	INIT_LIST_HEAD(&ss->rconns);
 	spray_sock_init_linger(ss);
 	ss->cc_mode = READ_ONCE(spray_net(net)->cfg.cc_mode);
 	return 0;

@@ -24,6 +24,12 @@
  * then finds them late when they are not.
  */
 #define SPRAY_TX_BURST		8
+/*
+ * Packets of new data one skb may carry down the stack (a GSO train, one
+ * entropy value): up to this many, while the CPU, not the windows, limits
+ * the sender (spray_conn_pump()).
+ */
+#define SPRAY_TRAIN_MAX		16
 /* connections one socket keeps; packets opening more are dropped */
 #define SPRAY_MAX_CONNS		4096
 /*
@@ -75,8 +81,14 @@ struct spray_skb_cb {
  * @err: on the error queue: the errno
  * @dst: on the error queue: the destination
  * @cookie: the user's SPRAY_CMSG_COOKIE, reported if the message fails
- * @buf: the data (NULL on the error queue when the receive buffer had no
- *	room for it)
+ * @buf: the data of a message of at most SPRAY_TMSG_LINEAR bytes
+ * @chunks: the data of a longer one, @nchunks chunks of order @order
+ *	(the last one maybe less)
+ * @nchunks: number of @chunks
+ * @order: the chunks' order
+ *
+ * On the error queue, when the receive buffer had no room for its data,
+ * the entry has neither @buf nor @chunks.
  */
 struct spray_tmsg {
 	struct list_head	node;
@@ -90,7 +102,20 @@ struct spray_tmsg {
 	struct spray_addr	dst;
 	u64			cookie;
 	u8			*buf;
+	struct page		**chunks;
+	u16			nchunks;
+	u8			order;
 };
+
+/*
+ * A message's data. Up to SPRAY_TMSG_LINEAR bytes: one kmalloc buffer,
+ * copied into its packets. Longer: chunks of PAGE_SIZE << order bytes
+ * (order SPRAY_TMSG_ORDER when the allocator has them, else 0; the last
+ * chunk as small as it can be), which its packets reference: the user's
+ * bytes are copied once, at sendmsg(), and a retransmission copies nothing.
+ */
+#define SPRAY_TMSG_LINEAR	PAGE_SIZE
+#define SPRAY_TMSG_ORDER	3
 
 /**
  * struct spray_conn - one socket's state for one peer socket
@@ -111,10 +136,18 @@ struct spray_tmsg {
  *	in our DATA's dst_cid: proof to the peer that we hear its ACKs
  * @next_msg_id: number of the next message queued
  * @tmsgs: messages queued or in flight
+ * @tx_next: the first of them with bytes never sent (a cursor: before it
+ *	everything was sent once), NULL if none
  * @frag_size: payload bytes per packet
  * @pump_more: the last pump stopped at SPRAY_TX_BURST with room left; the
  *	timer continues it at @pump_at
  * @pump_at: when the next burst may go
+ * @train: packets of new data per skb now, 1..SPRAY_TRAIN_MAX: one more
+ *	after each pump that had room beyond its burst (the CPU, not the
+ *	network, limits), halved after each that the windows stopped, back
+ *	to 1 at any loss or ECN mark
+ * @train_calm: packets acknowledged, unmarked, since the last loss or
+ *	mark: a train grows only after 64 times its length
  * @tw: the send window
  * @ring: its records
  * @path: entropy value choice
@@ -140,7 +173,9 @@ struct spray_tmsg {
  * @rcc: receiver credit state
  * @rx_next_id: next message to deliver when the socket is ordered
  * @rmsgs: messages being reassembled
+ * @rx_last: the one the last DATA packet belonged to (most do), or NULL
  * @rdone: complete messages held back for ordered delivery
+ * @rnode: in &spray_sock.rconns while it receives (a peer incarnation)
  * @free_work: frees an idle connection outside its own timer
  * @last_active_ns: last message queued or packet received
  * @id: number of the connection in its namespace, for netlink
@@ -163,9 +198,12 @@ struct spray_conn {
 	u32			peer_ack_cid;
 	u32			next_msg_id;
 	struct list_head	tmsgs;
+	struct spray_tmsg	*tx_next;
 	u32			frag_size;
 	bool			pump_more;
 	u64			pump_at;
+	u32			train;
+	u32			train_calm;
 	struct spray_txwin	tw;
 	struct spray_txrec	*ring;
 	struct spray_path	path;
@@ -189,7 +227,9 @@ struct spray_conn {
 	struct spray_rcc_conn	rcc;
 	u32			rx_next_id;
 	struct list_head	rmsgs;
+	struct spray_rmsg	*rx_last;
 	struct list_head	rdone;
+	struct list_head	rnode;
 
 	struct work_struct	free_work;
 	u64			last_active_ns;
@@ -270,5 +310,14 @@ void spray_rx_close(struct spray_conn *c);
 /* timer.c */
 void spray_conn_arm(struct spray_conn *c, u64 now);
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
+
+int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len);
+void spray_tmsg_free_data(struct spray_tmsg *m);
+int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from);
+size_t spray_tmsg_copy_to(const struct spray_tmsg *m, size_t len,
+			  struct iov_iter *to);
+int spray_skb_add_tmsg(struct sk_buff *skb, const struct spray_tmsg *m,
+		       u32 off, u32 len);
+u32 spray_tmsg_nr_frags(const struct spray_tmsg *m, u32 off, u32 len);
 
 #endif /* _SPRAY_CONN_H */

@@ -42,6 +42,8 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 	spray_rcc_conn_init(&c->rcc, &c->cc, cid);
 	spray_rcc_activate(&c->ss->rcc, &c->rcc);
 	c->peer_cid = cid;
+	if (list_empty(&c->rnode))
+		list_add_tail(&c->rnode, &c->ss->rconns);
 	c->ack_cid = spray_new_cid();
 	c->rx_verified = false;
 	c->chal_for = 0;
@@ -59,6 +61,7 @@ void spray_rx_close(struct spray_conn *c)
 	if (c->peer_cid)
 		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
 	c->peer_cid = 0;
+	list_del_init(&c->rnode);
 }
 
 void spray_data_ready(struct spray_sock *ss)
@@ -153,9 +156,17 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	u32 len = p->data.msg_len;
 	u32 charge;
 
-	list_for_each_entry(rm, &c->rmsgs, node)
-		if (rm->msg_id == p->data.msg_id)
-			return rm->len == len ? rm : ERR_PTR(-EINVAL);
+	rm = c->rx_last;
+	if (rm && rm->msg_id == p->data.msg_id)
+		return rm->len == len ? rm : ERR_PTR(-EINVAL);
+	list_for_each_entry(rm, &c->rmsgs, node) {
+		if (rm->msg_id != p->data.msg_id)
+			continue;
+		if (rm->len != len)
+			return ERR_PTR(-EINVAL);
+		c->rx_last = rm;
+		return rm;
+	}
 	if (len > READ_ONCE(spray_conn_net(c)->cfg.max_msg))
 		return ERR_PTR(-EMSGSIZE);
 	charge = spray_rmsg_charge(len);
@@ -182,6 +193,7 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	list_add_tail(&rm->node, &c->rmsgs);
 	c->rx_left_bytes += len;
 	c->rx_left_msgs++;
+	c->rx_last = rm;
 	return rm;
 
 err_uncharge:
@@ -373,8 +385,8 @@ static void spray_rx_accepted(struct spray_conn *c, const struct spray_pkt *p,
 		c->rx_verified = true;
 }
 
-static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
-			   const struct spray_pkt *p, bool ce, u64 now,
+static void spray_rcv_data(struct spray_conn *c, const struct sk_buff *skb,
+			   u32 off, const struct spray_pkt *p, bool ce, u64 now,
 			   struct sk_buff_head *q)
 {
 	struct spray_net *sn = spray_conn_net(c);
@@ -425,7 +437,7 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 		if (err)
 			rm = ERR_PTR(err);
 	}
-	if (!IS_ERR(rm) && spray_rmsg_fill(rm, skb, p->hdr_len,
+	if (!IS_ERR(rm) && spray_rmsg_fill(rm, skb, off + p->hdr_len,
 					   p->data.frag_off,
 					   p->data.frag_len)) {
 		spray_rmsg_unfrag(rm, p->data.frag_off, p->data.frag_len);
@@ -551,71 +563,94 @@ static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
 	spray_path_on_ack(&c->path, idx, false, now);
 }
 
-/**
- * spray_conn_rcv() - handle one AF_SPRAY packet
- * @sn: the namespace it arrived in
- * @skb: the packet, skb->data at the AF_SPRAY header; consumed
- * @from: source address (port filled here from the header)
- * @to: destination address
- * @ce: the IP header carried ECN CE
- *
- * Softirq, under rcu_read_lock(). Only packets valid for a connection
- * (DATA of its incarnation, ACKs and NACKs naming our incarnation, PROBEs
- * of the peer's) count as activity that keeps it from idling out.
+/*
+ * What the packets of one skb share: a GSO train or a GRO batch of one
+ * sender, one UDP source port, come together, handled under one lock, the
+ * connection's timer armed once at the end.
  */
-void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
-		    const struct spray_addr *from,
-		    const struct spray_addr *to, bool ce)
+struct spray_rx_batch {
+	struct sk_buff_head	q;
+	struct spray_sock	*ss;	/* locked */
+	struct spray_conn	*c;	/* of the previous packet */
+	u64			now;
+};
+
+static void spray_rx_batch_conn_done(struct spray_rx_batch *b)
 {
-	u8 hdr[SPRAY_ACK_LEN];
+	if (b->c)
+		spray_conn_arm(b->c, b->now);
+	b->c = NULL;
+}
+
+static void spray_rx_batch_unlock(struct spray_rx_batch *b)
+{
+	spray_rx_batch_conn_done(b);
+	if (b->ss)
+		spin_unlock_bh(&b->ss->lock);
+	b->ss = NULL;
+}
+
+/* One packet at @off (@len bytes) of @skb. */
+static void spray_rcv_one(struct spray_net *sn, const struct sk_buff *skb,
+			  u32 off, u32 len, const struct spray_addr *from,
+			  const struct spray_addr *to, bool ce,
+			  struct spray_rx_batch *b)
+{
 	struct spray_addr peer = *from;
-	struct sk_buff_head q;
+	u8 hdr[SPRAY_ACK_LEN];
 	struct spray_sock *ss;
 	struct spray_conn *c;
 	struct sk_buff *nack;
 	struct spray_pkt p;
-	u32 len = skb->len;
-	u64 now;
+	u64 now = b->now;
 	int err;
 
-	__skb_queue_head_init(&q);
-	err = spray_pkt_parse(skb_header_pointer(skb, 0,
+	err = spray_pkt_parse(skb_header_pointer(skb, off,
 						 min_t(u32, len, sizeof(hdr)),
 						 hdr) ?: hdr, len, &p);
 	if (err) {
 		spray_mib_drop(sn, -err);
-		goto out;
+		return;
 	}
 	peer.port = p.sport;
-	now = ktime_get_ns();
-	ss = spray_sock_lookup_rcu(sn, p.dport, to);
-	if (!ss) {
-		spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
-		/* Port unreachable: the sender fails fast. */
-		if (p.type == SPRAY_T_DATA) {
-			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
-			if (nack)
-				spray_udp_xmit(sn, nack);
+	if (!b->ss || b->ss->local.port != p.dport) {
+		spray_rx_batch_unlock(b);
+		ss = spray_sock_lookup_rcu(sn, p.dport, to);
+		if (!ss) {
+			spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
+			/* Port unreachable: the sender fails fast. */
+			if (p.type == SPRAY_T_DATA) {
+				nack = spray_nack_skb(sn, &peer, &to->v6, &p,
+						      now);
+				if (nack)
+					__skb_queue_tail(&b->q, nack);
+			}
+			return;
 		}
-		goto out;
+		spin_lock_bh(&ss->lock);
+		b->ss = ss;
 	}
-
-	spin_lock_bh(&ss->lock);
+	ss = b->ss;
 	if (ss->dead)
-		goto out_unlock;
+		return;
 	if (p.type == SPRAY_T_DATA && ss->closing) {
 		/* closed: nothing more is received, the sender is told */
 		spray_mib_drop(sn, SPRAY_DROP_CLOSED);
 		nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
 		if (nack)
-			__skb_queue_tail(&q, nack);
-		goto out_unlock;
+			__skb_queue_tail(&b->q, nack);
+		return;
 	}
-	c = spray_conn_find(ss, &peer, &to->v6);
+	c = b->c;
+	if (!c || c->remote.port != peer.port ||
+	    !ipv6_addr_equal(&c->remote.v6, &peer.v6)) {
+		spray_rx_batch_conn_done(b);
+		c = spray_conn_find(ss, &peer, &to->v6);
+	}
 	if (!c) {
 		if (p.type != SPRAY_T_DATA) {
 			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			goto out_unlock;
+			return;
 		}
 		if (!(p.flags & SPRAY_F_SYN)) {
 			/*
@@ -625,28 +660,29 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 			spray_mib_drop(sn, SPRAY_DROP_STALE);
 			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
 			if (nack)
-				__skb_queue_tail(&q, nack);
-			goto out_unlock;
+				__skb_queue_tail(&b->q, nack);
+			return;
 		}
 		/* state for unknown senders is bounded per socket and netns */
 		if (ss->nconns >= SPRAY_MAX_CONNS ||
 		    atomic_read(&sn->nconns) >= SPRAY_MAX_NET_CONNS) {
 			spray_mib_drop(sn, SPRAY_DROP_LIMIT);
-			goto out_unlock;
+			return;
 		}
 		c = spray_conn_alloc(ss, &peer, GFP_ATOMIC);
 		if (!c)
-			goto out_unlock;
+			return;
 		c->saddr = to->v6;
 		spray_conn_insert(ss, c);
 	}
+	b->c = c;
 
 	switch (p.type) {
 	case SPRAY_T_DATA:
-		spray_rcv_data(c, skb, &p, ce, now, &q);
+		spray_rcv_data(c, skb, off, &p, ce, now, &b->q);
 		if (c->peer_cid) {
-			spray_queue_acks(c, now, &q);
-			spray_queue_nacks(c, now, &q);
+			spray_queue_acks(c, now, &b->q);
+			spray_queue_nacks(c, now, &b->q);
 		}
 		break;
 	case SPRAY_T_PROBE:
@@ -655,7 +691,7 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 			break;
 		}
 		c->last_active_ns = now;
-		spray_answer_probe(c, &p, now, &q);
+		spray_answer_probe(c, &p, now, &b->q);
 		break;
 	case SPRAY_T_ACK:
 	case SPRAY_T_NACK:
@@ -669,17 +705,44 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 			spray_probe_acked(c, &p, now);
 		else
 			spray_rcv_ack(c, &p, now);
-		spray_conn_pump(c, now, &q);
+		spray_conn_pump(c, now, &b->q);
 		spray_conn_linger_check(c);
 		break;
 	default:
 		break;
 	}
-	spray_conn_arm(c, now);
-out_unlock:
-	spin_unlock_bh(&ss->lock);
-	spray_xmit_queue(sn, &q);
-out:
-	consume_skb(skb);
 }
 
+/**
+ * spray_conn_rcv() - handle the AF_SPRAY packets of one skb
+ * @sn: the namespace they arrived in
+ * @skb: skb->data at the first packet's AF_SPRAY header; consumed. A GSO
+ *	skb (a sender's train that travelled whole, or packets merged by
+ *	GRO) holds its packets back to back, gso_size bytes each but the last
+ * @from: source address (port filled here from the header)
+ * @to: destination address
+ * @ce: the IP header carried ECN CE
+ *
+ * Softirq, under rcu_read_lock(). The packets of one skb are handled under
+ * one socket lock; their connection's timer is armed once. Only packets
+ * valid for a connection (DATA of its incarnation, ACKs and NACKs naming
+ * our incarnation, PROBEs of the peer's) count as activity that keeps it
+ * from idling out.
+ */
+void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
+		    const struct spray_addr *from,
+		    const struct spray_addr *to, bool ce)
+{
+	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
+	struct spray_rx_batch b = { .now = ktime_get_ns() };
+	u32 off, len;
+
+	__skb_queue_head_init(&b.q);
+	for (off = 0; seg && off < skb->len; off += len) {
+		len = min(seg, skb->len - off);
+		spray_rcv_one(sn, skb, off, len, from, to, ce, &b);
+	}
+	spray_rx_batch_unlock(&b);
+	spray_xmit_queue(sn, &b.q);
+	consume_skb(skb);
+}

@@ -93,11 +93,17 @@ static void spray_queue_data(struct spray_conn *c, u32 psn,
 	p.data.frag_off = rec->frag_off;
 	p.data.frag_len = rec->len;
 	p.data.ts_ns = now;
-	skb = spray_pkt_skb(c, &p, rec->len,
+	skb = spray_pkt_skb(c, &p, m->buf ? rec->len : 0,
 			    spray_path_port(&c->path, (u16)ev_idx));
 	if (!skb)
 		return;	/* the RTO sends it again */
-	skb_put_data(skb, m->buf + rec->frag_off, rec->len);
+	if (m->buf) {
+		skb_put_data(skb, m->buf + rec->frag_off, rec->len);
+	} else if (WARN_ON_ONCE(spray_skb_add_tmsg(skb, m, rec->frag_off,
+						   rec->len))) {
+		kfree_skb(skb);
+		return;
+	}
 	__skb_queue_tail(q, skb);
 	c->stat_tx++;
 	if (retx) {
@@ -154,26 +160,181 @@ static int spray_pick_data_ev(struct spray_conn *c, u64 now,
 	return ev;
 }
 
-/* The first message with bytes never sent, or NULL. */
+/*
+ * The first message with bytes never sent, or NULL: from the cursor, past
+ * what is sent or given up (amortized O(1): the cursor never goes back but
+ * at a new incarnation).
+ */
 struct spray_tmsg *spray_conn_next_new(struct spray_conn *c)
 {
-	struct spray_tmsg *m;
+	struct spray_tmsg *m = c->tx_next;
 
-	list_for_each_entry(m, &c->tmsgs, node)
-		if (!m->abandoned && m->next_off < m->len)
-			return m;
-	return NULL;
+	while (m && (m->abandoned || m->next_off >= m->len))
+		m = list_is_last(&m->node, &c->tmsgs) ? NULL :
+		    list_next_entry(m, node);
+	c->tx_next = m;
+	return m;
+}
+
+/*
+ * The longest train: SPRAY_TRAIN_MAX packets, as many as one GSO skb of
+ * 64 KiB holds.
+ */
+static u32 spray_train_max(const struct spray_conn *c)
+{
+	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size;
+
+	return clamp_t(u32, (GSO_LEGACY_MAX_SIZE - SPRAY_HEADROOM) / seg, 1,
+		       SPRAY_TRAIN_MAX);
+}
+
+/*
+ * One packet of a train: its header (and a small message's data, copied)
+ * in a block of the CPU's page fragment cache, a long message's data by
+ * reference to its chunks. Return: 0, -ENOMEM, or -EMSGSIZE when the skb
+ * has no frags left for it.
+ */
+static int spray_train_add(struct sk_buff *skb, const struct spray_pkt *p,
+			   const struct spray_tmsg *m)
+{
+	u32 len = p->data.frag_len, blen = SPRAY_DATA_HDR_LEN;
+	u32 need = 1;
+	struct page *pg;
+	void *blk;
+
+	if (m->buf)
+		blen += len;
+	else
+		need += spray_tmsg_nr_frags(m, p->data.frag_off, len);
+	if (skb_shinfo(skb)->nr_frags + need > MAX_SKB_FRAGS)
+		return -EMSGSIZE;
+	blk = netdev_alloc_frag(blen);
+	if (!blk)
+		return -ENOMEM;
+	if (WARN_ON_ONCE(spray_pkt_build(blk, SPRAY_DATA_HDR_LEN, p) !=
+			 SPRAY_DATA_HDR_LEN)) {
+		skb_free_frag(blk);
+		return -EINVAL;
+	}
+	if (m->buf)
+		memcpy(blk + SPRAY_DATA_HDR_LEN, m->buf + p->data.frag_off, len);
+	pg = virt_to_head_page(blk);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, pg,
+			   blk - page_address(pg), blen);
+	skb->len += blen;
+	skb->data_len += blen;
+	skb->truesize += blen;
+	if (!m->buf)
+		/* room checked above */
+		WARN_ON_ONCE(spray_skb_add_tmsg(skb, m, p->data.frag_off, len));
+	return 0;
+}
+
+/*
+ * New fragments, from message @m on, as one train of at most @k packets on
+ * entropy value @ev: one skb, one GSO segment per packet (each with its own
+ * AF_SPRAY header, one UDP source port), that goes down the stack once and
+ * is cut where it must be (a device without UDP GSO; a receiver's UDP
+ * layer, before our tunnel socket sees it). Every packet but the last of a
+ * train is a full fragment (GSO segments have one size), so a train ends
+ * at a message's last fragment when that one is short; and at the skb's
+ * frags (a header and one to three chunks of data per packet). Return: the
+ * message to go on with, NULL if none.
+ */
+static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
+					    struct spray_tmsg *m, u32 k,
+					    int ev, u64 now,
+					    struct sk_buff_head *q)
+{
+	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn;
+	struct spray_net *sn = spray_conn_net(c);
+	u16 port = spray_path_port(&c->path, (u16)ev);
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+	bool probe;
+	int err = 0;
+
+	if (k < 2 || m->len - m->next_off < c->frag_size) {
+		/* one packet: as any other */
+		len = min(c->frag_size, m->len - m->next_off);
+		probe = c->tw.probe_ok;	/* a window probe asks for its ACK */
+		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
+					   m->next_off, (u16)len, m);
+		m->next_off += len;
+		spray_queue_data(c, psn, spray_txwin_rec(&c->tw, psn), ev,
+				 probe, false, now, q);
+		return spray_conn_next_new(c);
+	}
+	skb = alloc_skb(SPRAY_HEADROOM, GFP_ATOMIC);
+	if (!skb)
+		return spray_queue_train(c, m, 1, ev, now, q);
+	skb_reserve(skb, SPRAY_HEADROOM);
+	p.type = SPRAY_T_DATA;
+	p.flags = c->synced ? 0 : SPRAY_F_SYN;
+	p.src_cid = c->local_cid;
+	p.dst_cid = c->peer_ack_cid;
+	p.sport = c->ss->local.port;
+	p.dport = c->remote.port;
+	p.ev = port;
+	p.data.ts_ns = now;
+	while (n < k && m) {
+		/* the windows, and a receiver that refuses, as the pump has it */
+		if (n && (!spray_txwin_room(&c->tw, spray_conn_cwnd(c)) ||
+			  (c->tw.refused && !m->acked)))
+			break;
+		len = min(c->frag_size, m->len - m->next_off);
+		p.data.msg_id = m->msg_id;
+		p.data.msg_len = m->len;
+		p.data.frag_off = m->next_off;
+		p.data.frag_len = len;
+		/* the psn is the window's next: taken once the packet is in */
+		p.psn = c->tw.nxt;
+		err = spray_train_add(skb, &p, m);
+		if (err)
+			break;
+		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
+					   m->next_off, (u16)len, m);
+		if (WARN_ON_ONCE(psn != p.psn))
+			break;
+		m->next_off += len;
+		n++;
+		spray_mib_add(sn, SPRAY_MIB_TX_BYTES, len);
+		m = spray_conn_next_new(c);
+		/* a short fragment (a message's last) only ends a train */
+		if (len < c->frag_size)
+			break;
+	}
+	if (!n) {
+		kfree_skb(skb);
+		/* no page fragment: one packet, as any other */
+		return err == -ENOMEM ? spray_queue_train(c, m, 1, ev, now, q) :
+		       m;
+	}
+	spray_mib_add(sn, SPRAY_MIB_TX_PKTS, n);
+	c->stat_tx += n;
+	if (n > 1) {
+		skb_shinfo(skb)->gso_size = seg;
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+		skb_shinfo(skb)->gso_segs = n;
+	}
+	SPRAY_SKB_CB(skb)->saddr = c->saddr;
+	SPRAY_SKB_CB(skb)->daddr = c->remote.v6;
+	SPRAY_SKB_CB(skb)->oif = c->remote.scope_id;
+	SPRAY_SKB_CB(skb)->ev = port;
+	__skb_queue_tail(q, skb);
+	return m;
 }
 
 /*
  * Send what the windows allow: retransmissions first, then new data, at
- * most SPRAY_TX_BURST packets; if room is left, the timer goes on with the
- * next burst once this one is out (spray_conn_arm()).
+ * most SPRAY_TX_BURST skbs (of up to c->train packets of new data each);
+ * if room is left, the timer goes on with the next burst once this one is
+ * out (spray_conn_arm()).
  */
 void spray_conn_pump(struct spray_conn *c, u64 now,
 		     struct sk_buff_head *q)
 {
-	u32 cwnd, psn, len, n = 0;
+	u32 cwnd, psn, room, n = 0;
 	struct spray_txrec *rec;
 	struct spray_tmsg *m;
 	bool probe;
@@ -195,7 +356,7 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 		n++;
 	}
 	m = spray_conn_next_new(c);
-	while (m && spray_txwin_room(&c->tw, cwnd)) {
+	while (m && (room = spray_txwin_room(&c->tw, cwnd))) {
 		/*
 		 * While the receiver refuses packets for lack of room, only
 		 * messages it admitted (some of their packets were acked)
@@ -206,25 +367,25 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 			break;
 		if (n == SPRAY_TX_BURST)
 			goto more;
-		len = min(c->frag_size, m->len - m->next_off);
 		ev = spray_pick_data_ev(c, now, q);
 		if (ev < 0)
 			return;
-		/* a window probe asks for its ACK at once */
-		probe = c->tw.probe_ok;
-		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
-					   m->next_off, (u16)len, m);
-		m->next_off += len;
-		spray_queue_data(c, psn, spray_txwin_rec(&c->tw, psn), ev,
-				 probe, false, now, q);
+		m = spray_queue_train(c, m, min(room, c->train), ev, now, q);
 		n++;
-		if (m->next_off == m->len)
-			m = spray_conn_next_new(c);
 	}
+	/* the windows, not the CPU, stop us: single packets spray best */
+	if (c->train > 1)
+		c->train /= 2;
 	return;
 more:
 	c->pump_more = true;
 	c->pump_at = now;
+	/*
+	 * Room beyond a whole burst: the CPU is the limit, longer trains,
+	 * once the network has carried 64 of them without loss nor mark.
+	 */
+	if (c->train < spray_train_max(c) && c->train_calm >= 64 * c->train)
+		c->train++;
 }
 
 /*
@@ -454,16 +615,14 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		goto err_uncharge;
-	m->buf = kvmalloc(len, GFP_KERNEL);
-	if (!m->buf)
-		goto err_free;
 	m->len = len;
 	m->charge = charge;
 	m->cookie = cookie;
-	if (!copy_from_iter_full(m->buf, len, &msg->msg_iter)) {
-		err = -EFAULT;
+	if (spray_tmsg_alloc_data(m, len))
 		goto err_free;
-	}
+	err = spray_tmsg_copy_from(m, &msg->msg_iter);
+	if (err)
+		goto err_free;
 
 	spin_lock_bh(&ss->lock);
 	c = spray_conn_find(ss, to, NULL);
@@ -508,6 +667,8 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	}
 	m->msg_id = c->next_msg_id++;
 	list_add_tail(&m->node, &c->tmsgs);
+	if (!c->tx_next)
+		c->tx_next = m;
 	WRITE_ONCE(ss->tx_bytes, ss->tx_bytes + len);
 	c->last_active_ns = ktime_get_ns();
 	__skb_queue_head_init(&q);
@@ -525,7 +686,7 @@ err_free:
 	if (fresh)
 		spray_conn_free(fresh);
 	if (m)
-		kvfree(m->buf);
+		spray_tmsg_free_data(m);
 	kfree(m);
 err_uncharge:
 	spin_lock_bh(&ss->lock);

@@ -231,6 +231,9 @@ struct spray_sock {
 	struct list_head	rxq;
 	struct list_head	errq;
 	unsigned int		errq_len;
+	struct list_head	failing;
+	struct list_head	rconns;
+	struct work_struct	fail_work;
 	u32			tx_bytes;
 	struct spray_rcc	rcc;
 	bool			ordered;

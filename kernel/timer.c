@@ -96,6 +96,14 @@ void spray_conn_arm(struct spray_conn *c, u64 now)
 		return;
 	if (t <= now)
 		t = now + 1000;
+	/*
+	 * Queued to fire no later: leave it (it arms again for what is due
+	 * then). Restarting a queued hrtimer costs a tree removal and
+	 * insertion per packet.
+	 */
+	if (hrtimer_is_queued(&c->timer) &&
+	    ktime_to_ns(hrtimer_get_expires(&c->timer)) <= t)
+		return;
 	hrtimer_start(&c->timer, ns_to_ktime(t), HRTIMER_MODE_ABS_SOFT);
 }
 

@@ -93,6 +93,13 @@ static int spray_udp_open(struct spray_net *sn, int family, u16 port,
 	tcfg.encap_type = 1;
 	tcfg.encap_rcv = spray_udp_encap_rcv;
 	setup_udp_tunnel_sock(sn->net, *sockp, &tcfg);
+	/*
+	 * A sender's train (UDP GSO) may reach us whole; spray_conn_rcv()
+	 * takes its packets one by one. Kernels with "udp: do not accept
+	 * non-tunnel GSO skbs landing in a tunnel" (6.1.y, 6.12) cut it up
+	 * before encap_rcv instead.
+	 */
+	udp_set_bit(ACCEPT_L4, (*sockp)->sk);
 	return 0;
 }
 
@@ -307,6 +314,18 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 	struct spray_skb_cb cb = *SPRAY_SKB_CB(skb);
 	__be16 dport = htons(READ_ONCE(sn->cfg.udp_port));
 	struct socket *sock;
+
+	/*
+	 * A train (spray_queue_train()): UDP GSO, cut into its packets by
+	 * the device or by the stack where the device cannot. Its checksum
+	 * is left to that (CHECKSUM_PARTIAL at the UDP header the tunnel
+	 * helpers push next, which set the pseudo-header sum for a GSO skb).
+	 */
+	if (skb_is_gso(skb)) {
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+		skb->csum_offset = offsetof(struct udphdr, check);
+	}
 
 	if (ipv6_addr_v4mapped(&cb.daddr)) {
 		struct flowi4 fl4;
