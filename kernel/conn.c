@@ -199,12 +199,18 @@ u32 spray_tmsg_charge(u32 len)
 	return kmalloc_size_roundup(sizeof(struct spray_tmsg)) + data;
 }
 
+/* Chunk @i's order: @m->order, the last one's as small as it can be. */
+static unsigned int spray_tmsg_chunk_order(const struct spray_tmsg *m,
+					   u32 len, u32 i)
+{
+	return min_t(unsigned int, m->order,
+		     get_order(len - (i << (PAGE_SHIFT + m->order))));
+}
+
 /* Chunks of order @order for @len bytes, the last one as small as it can be. */
 static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u32 len, u8 order)
 {
 	u32 ch = PAGE_SIZE << order, n = DIV_ROUND_UP(len, ch), i;
-	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
-	u8 o;
 
 	m->chunks = kcalloc(n, sizeof(*m->chunks), GFP_KERNEL);
 	if (!m->chunks)
@@ -212,9 +218,8 @@ static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u32 len, u8 order)
 	m->nchunks = n;
 	m->order = order;
 	for (i = 0; i < n; i++) {
-		o = min_t(u8, order, get_order(len - i * ch));
-		m->chunks[i] = alloc_pages(o ? gfp | __GFP_COMP | __GFP_NORETRY :
-					   gfp, o);
+		m->chunks[i] = spray_page_alloc(spray_tmsg_chunk_order(m, len, i),
+						GFP_KERNEL | __GFP_NOWARN);
 		if (!m->chunks[i]) {
 			spray_tmsg_free_data(m);
 			return -ENOMEM;
@@ -252,7 +257,8 @@ void spray_tmsg_free_data(struct spray_tmsg *m)
 	kfree(m->buf);
 	m->buf = NULL;
 	for (i = 0; m->chunks && i < m->nchunks && m->chunks[i]; i++)
-		put_page(m->chunks[i]);
+		spray_page_free(m->chunks[i],
+				spray_tmsg_chunk_order(m, m->len, i));
 	kfree(m->chunks);
 	m->chunks = NULL;
 	m->nchunks = 0;
@@ -458,7 +464,7 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 	list_del(&rm->node);
 	for (i = 0; i < rm->npages; i++)
 		if (rm->pages[i])
-			__free_page(rm->pages[i]);
+			spray_page_free(rm->pages[i], 0);
 	if (rm->charge)
 		spray_rmem_uncharge(&ss->sk, rm->charge);
 	bitmap_free(rm->fmap);
@@ -644,9 +650,12 @@ static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 	struct spray_conn *c = ctx;
 	struct spray_tmsg *m;
 
-	spray_path_on_ack(&c->path, rec->ev, ce, ktime_get_ns());
+	spray_path_on_ack(&c->path, rec->ev, ce, c->ops_now);
 	/* a marked path is no place for trains: one packet per EV again */
-	c->train_calm++;
+	if (++c->train_calm >= 64 && !ce && c->train < SPRAY_TRAIN_MAX) {
+		c->train++;
+		c->train_calm = 0;
+	}
 	if (ce) {
 		c->train = 1;
 		c->train_calm = 0;
@@ -672,7 +681,7 @@ static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 			  enum spray_loss_why why)
 {
 	struct spray_conn *c = ctx;
-	u64 now = ktime_get_ns();
+	u64 now = c->ops_now;
 	bool was_down;
 
 	/* refused by the receiver: its path and the network are fine */
@@ -898,6 +907,7 @@ err_free:
 void spray_conn_free(struct spray_conn *c)
 {
 	struct spray_sock *ss = c->ss;
+	struct spray_tmsg *m;
 	LIST_HEAD(dead);
 	unsigned int n;
 
@@ -914,10 +924,10 @@ void spray_conn_free(struct spray_conn *c)
 	/* a few at a time: there may be very many */
 	while (!list_empty(&dead)) {
 		spin_lock_bh(&ss->lock);
-		for (n = 0; n < SPRAY_FAIL_CHUNK && !list_empty(&dead); n++)
-			spray_tmsg_release(ss, list_first_entry(&dead,
-							struct spray_tmsg,
-							node));
+		for (n = 0; n < SPRAY_FAIL_CHUNK && !list_empty(&dead); n++) {
+			m = list_first_entry(&dead, struct spray_tmsg, node);
+			spray_tmsg_release(ss, m);
+		}
 		spin_unlock_bh(&ss->lock);
 		cond_resched();
 	}

@@ -142,12 +142,13 @@ struct spray_tmsg {
  * @pump_more: the last pump stopped at SPRAY_TX_BURST with room left; the
  *	timer continues it at @pump_at
  * @pump_at: when the next burst may go
- * @train: packets of new data per skb now, 1..SPRAY_TRAIN_MAX: one more
- *	after each pump that had room beyond its burst (the CPU, not the
- *	network, limits), halved after each that the windows stopped, back
- *	to 1 at any loss or ECN mark
- * @train_calm: packets acknowledged, unmarked, since the last loss or
- *	mark: a train grows only after 64 times its length
+ * @train: the longest train allowed now, 1..SPRAY_TRAIN_MAX: back to 1
+ *	at any loss or ECN mark, one more per 64 packets acknowledged
+ *	without either (the pump also keeps a train within an eighth of
+ *	the congestion window)
+ * @train_calm: packets acknowledged, unmarked, since @train last moved
+ * @ops_now: the time of the ACK, NACK or timer that spray_tx_ops' verdicts
+ *	come from (one clock read for all the psns of one ACK)
  * @tw: the send window
  * @ring: its records
  * @path: entropy value choice
@@ -204,6 +205,7 @@ struct spray_conn {
 	u64			pump_at;
 	u32			train;
 	u32			train_calm;
+	u64			ops_now;
 	struct spray_txwin	tw;
 	struct spray_txrec	*ring;
 	struct spray_path	path;
@@ -319,5 +321,9 @@ size_t spray_tmsg_copy_to(const struct spray_tmsg *m, size_t len,
 int spray_skb_add_tmsg(struct sk_buff *skb, const struct spray_tmsg *m,
 		       u32 off, u32 len);
 u32 spray_tmsg_nr_frags(const struct spray_tmsg *m, u32 off, u32 len);
+
+struct page *spray_page_alloc(unsigned int order, gfp_t gfp);
+void spray_page_free(struct page *pg, unsigned int order);
+void spray_page_cache_drain(void);
 
 #endif /* _SPRAY_CONN_H */

@@ -272,7 +272,8 @@ static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);
 
 		if (!rm->pages[idx]) {
-			rm->pages[idx] = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+			rm->pages[idx] = spray_page_alloc(0, GFP_ATOMIC |
+							  __GFP_NOWARN);
 			if (!rm->pages[idx])
 				return -ENOMEM;
 		}
@@ -480,6 +481,7 @@ static void spray_rcv_ack(struct spray_conn *c, const struct spray_pkt *p,
 	struct spray_txack_sum sum;
 
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_RX);
+	c->ops_now = now;
 	if (spray_txwin_on_ack(&c->tw, &p->ack, now, &spray_tx_ops, c, &sum))
 		return;
 	c->synced = true;
@@ -498,6 +500,7 @@ static void spray_rcv_nack(struct spray_conn *c, const struct spray_pkt *p,
 	int ret;
 
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_RX);
+	c->ops_now = now;
 	ret = spray_txwin_on_nack(&c->tw, p->nack.psn, p->nack.count,
 				  p->nack.reason, p->nack.cum_psn,
 				  p->nack.grant_psn, now, &spray_tx_ops, c);
@@ -564,37 +567,104 @@ static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
 }
 
 /*
- * What the packets of one skb share: a GSO train or a GRO batch of one
- * sender, one UDP source port, come together, handled under one lock, the
- * connection's timer armed once at the end.
+ * One packet of socket @ss, under its lock: its connection (found, or
+ * opened by a SYN), or NULL.
  */
-struct spray_rx_batch {
-	struct sk_buff_head	q;
-	struct spray_sock	*ss;	/* locked */
-	struct spray_conn	*c;	/* of the previous packet */
-	u64			now;
-};
-
-static void spray_rx_batch_conn_done(struct spray_rx_batch *b)
+static struct spray_conn *spray_rcv_locked(struct spray_sock *ss,
+					   const struct sk_buff *skb, u32 off,
+					   const struct spray_pkt *p,
+					   const struct spray_addr *peer,
+					   const struct spray_addr *to,
+					   bool ce, u64 now,
+					   struct sk_buff_head *q)
 {
-	if (b->c)
-		spray_conn_arm(b->c, b->now);
-	b->c = NULL;
-}
+	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct spray_conn *c;
+	struct sk_buff *nack;
 
-static void spray_rx_batch_unlock(struct spray_rx_batch *b)
-{
-	spray_rx_batch_conn_done(b);
-	if (b->ss)
-		spin_unlock_bh(&b->ss->lock);
-	b->ss = NULL;
+	lockdep_assert_held(&ss->lock);
+	if (ss->dead)
+		return NULL;
+	if (p->type == SPRAY_T_DATA && ss->closing) {
+		/* closed: nothing more is received, the sender is told */
+		spray_mib_drop(sn, SPRAY_DROP_CLOSED);
+		nack = spray_nack_skb(sn, peer, &to->v6, p, now);
+		if (nack)
+			__skb_queue_tail(q, nack);
+		return NULL;
+	}
+	c = spray_conn_find(ss, peer, &to->v6);
+	if (!c) {
+		if (p->type != SPRAY_T_DATA) {
+			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			return NULL;
+		}
+		if (!(p->flags & SPRAY_F_SYN)) {
+			/*
+			 * We forgot the sender (we restarted, or idled out):
+			 * it starts a new incarnation and sends again.
+			 */
+			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			nack = spray_nack_skb(sn, peer, &to->v6, p, now);
+			if (nack)
+				__skb_queue_tail(q, nack);
+			return NULL;
+		}
+		/* state for unknown senders is bounded per socket and netns */
+		if (ss->nconns >= SPRAY_MAX_CONNS ||
+		    atomic_read(&sn->nconns) >= SPRAY_MAX_NET_CONNS) {
+			spray_mib_drop(sn, SPRAY_DROP_LIMIT);
+			return NULL;
+		}
+		c = spray_conn_alloc(ss, peer, GFP_ATOMIC);
+		if (!c)
+			return NULL;
+		c->saddr = to->v6;
+		spray_conn_insert(ss, c);
+	}
+
+	switch (p->type) {
+	case SPRAY_T_DATA:
+		spray_rcv_data(c, skb, off, p, ce, now, q);
+		if (c->peer_cid) {
+			spray_queue_acks(c, now, q);
+			spray_queue_nacks(c, now, q);
+		}
+		break;
+	case SPRAY_T_PROBE:
+		if (!c->peer_cid || p->src_cid != c->peer_cid) {
+			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			break;
+		}
+		c->last_active_ns = now;
+		spray_answer_probe(c, p, now, q);
+		break;
+	case SPRAY_T_ACK:
+	case SPRAY_T_NACK:
+		if (!c->tx_ready || p->dst_cid != c->local_cid) {
+			spray_mib_drop(sn, SPRAY_DROP_STALE);
+			break;
+		}
+		if (p->type == SPRAY_T_NACK)
+			spray_rcv_nack(c, p, now);
+		else if (p->flags & SPRAY_F_PROBE)
+			spray_probe_acked(c, p, now);
+		else
+			spray_rcv_ack(c, p, now);
+		spray_conn_pump(c, now, q);
+		spray_conn_linger_check(c);
+		break;
+	default:
+		break;
+	}
+	return c;
 }
 
 /* One packet at @off (@len bytes) of @skb. */
 static void spray_rcv_one(struct spray_net *sn, const struct sk_buff *skb,
 			  u32 off, u32 len, const struct spray_addr *from,
-			  const struct spray_addr *to, bool ce,
-			  struct spray_rx_batch *b)
+			  const struct spray_addr *to, bool ce, u64 now,
+			  struct sk_buff_head *q)
 {
 	struct spray_addr peer = *from;
 	u8 hdr[SPRAY_ACK_LEN];
@@ -602,7 +672,6 @@ static void spray_rcv_one(struct spray_net *sn, const struct sk_buff *skb,
 	struct spray_conn *c;
 	struct sk_buff *nack;
 	struct spray_pkt p;
-	u64 now = b->now;
 	int err;
 
 	err = spray_pkt_parse(skb_header_pointer(skb, off,
@@ -613,104 +682,22 @@ static void spray_rcv_one(struct spray_net *sn, const struct sk_buff *skb,
 		return;
 	}
 	peer.port = p.sport;
-	if (!b->ss || b->ss->local.port != p.dport) {
-		spray_rx_batch_unlock(b);
-		ss = spray_sock_lookup_rcu(sn, p.dport, to);
-		if (!ss) {
-			spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
-			/* Port unreachable: the sender fails fast. */
-			if (p.type == SPRAY_T_DATA) {
-				nack = spray_nack_skb(sn, &peer, &to->v6, &p,
-						      now);
-				if (nack)
-					__skb_queue_tail(&b->q, nack);
-			}
-			return;
-		}
-		spin_lock_bh(&ss->lock);
-		b->ss = ss;
-	}
-	ss = b->ss;
-	if (ss->dead)
-		return;
-	if (p.type == SPRAY_T_DATA && ss->closing) {
-		/* closed: nothing more is received, the sender is told */
-		spray_mib_drop(sn, SPRAY_DROP_CLOSED);
-		nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
-		if (nack)
-			__skb_queue_tail(&b->q, nack);
-		return;
-	}
-	c = b->c;
-	if (!c || c->remote.port != peer.port ||
-	    !ipv6_addr_equal(&c->remote.v6, &peer.v6)) {
-		spray_rx_batch_conn_done(b);
-		c = spray_conn_find(ss, &peer, &to->v6);
-	}
-	if (!c) {
-		if (p.type != SPRAY_T_DATA) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			return;
-		}
-		if (!(p.flags & SPRAY_F_SYN)) {
-			/*
-			 * We forgot the sender (we restarted, or idled out):
-			 * it starts a new incarnation and sends again.
-			 */
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
+	ss = spray_sock_lookup_rcu(sn, p.dport, to);
+	if (!ss) {
+		spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
+		/* Port unreachable: the sender fails fast. */
+		if (p.type == SPRAY_T_DATA) {
 			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
 			if (nack)
-				__skb_queue_tail(&b->q, nack);
-			return;
+				__skb_queue_tail(q, nack);
 		}
-		/* state for unknown senders is bounded per socket and netns */
-		if (ss->nconns >= SPRAY_MAX_CONNS ||
-		    atomic_read(&sn->nconns) >= SPRAY_MAX_NET_CONNS) {
-			spray_mib_drop(sn, SPRAY_DROP_LIMIT);
-			return;
-		}
-		c = spray_conn_alloc(ss, &peer, GFP_ATOMIC);
-		if (!c)
-			return;
-		c->saddr = to->v6;
-		spray_conn_insert(ss, c);
+		return;
 	}
-	b->c = c;
-
-	switch (p.type) {
-	case SPRAY_T_DATA:
-		spray_rcv_data(c, skb, off, &p, ce, now, &b->q);
-		if (c->peer_cid) {
-			spray_queue_acks(c, now, &b->q);
-			spray_queue_nacks(c, now, &b->q);
-		}
-		break;
-	case SPRAY_T_PROBE:
-		if (!c->peer_cid || p.src_cid != c->peer_cid) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			break;
-		}
-		c->last_active_ns = now;
-		spray_answer_probe(c, &p, now, &b->q);
-		break;
-	case SPRAY_T_ACK:
-	case SPRAY_T_NACK:
-		if (!c->tx_ready || p.dst_cid != c->local_cid) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			break;
-		}
-		if (p.type == SPRAY_T_NACK)
-			spray_rcv_nack(c, &p, now);
-		else if (p.flags & SPRAY_F_PROBE)
-			spray_probe_acked(c, &p, now);
-		else
-			spray_rcv_ack(c, &p, now);
-		spray_conn_pump(c, now, &b->q);
-		spray_conn_linger_check(c);
-		break;
-	default:
-		break;
-	}
+	spin_lock_bh(&ss->lock);
+	c = spray_rcv_locked(ss, skb, off, &p, &peer, to, ce, now, q);
+	if (c)
+		spray_conn_arm(c, now);
+	spin_unlock_bh(&ss->lock);
 }
 
 /**
@@ -723,9 +710,10 @@ static void spray_rcv_one(struct spray_net *sn, const struct sk_buff *skb,
  * @to: destination address
  * @ce: the IP header carried ECN CE
  *
- * Softirq, under rcu_read_lock(). The packets of one skb are handled under
- * one socket lock; their connection's timer is armed once. Only packets
- * valid for a connection (DATA of its incarnation, ACKs and NACKs naming
+ * Softirq, under rcu_read_lock(). Answers go out once the socket lock is
+ * released; the skb's packets are taken one by one (the kernels of the
+ * matrix cut a GSO train before a tunnel socket sees it: one packet per
+ * skb). Only packets valid for a connection (DATA of its incarnation, ACKs and NACKs naming
  * our incarnation, PROBEs of the peer's) count as activity that keeps it
  * from idling out.
  */
@@ -734,15 +722,15 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		    const struct spray_addr *to, bool ce)
 {
 	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
-	struct spray_rx_batch b = { .now = ktime_get_ns() };
+	u64 now = ktime_get_ns();
+	struct sk_buff_head q;
 	u32 off, len;
 
-	__skb_queue_head_init(&b.q);
+	__skb_queue_head_init(&q);
 	for (off = 0; seg && off < skb->len; off += len) {
 		len = min(seg, skb->len - off);
-		spray_rcv_one(sn, skb, off, len, from, to, ce, &b);
+		spray_rcv_one(sn, skb, off, len, from, to, ce, now, &q);
 	}
-	spray_rx_batch_unlock(&b);
-	spray_xmit_queue(sn, &b.q);
+	spray_xmit_queue(sn, &q);
 	consume_skb(skb);
 }

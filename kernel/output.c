@@ -35,7 +35,12 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 	int n;
 
 	hlen = spray_pkt_hdr_len(p->type);
-	skb = alloc_skb(SPRAY_HEADROOM + hlen + payload, GFP_ATOMIC);
+	/*
+	 * A head from the CPU's page fragment cache when it fits a page: a
+	 * kmalloc'ed head is cleared at every allocation, a fragment cache
+	 * page once per 32 KiB.
+	 */
+	skb = netdev_alloc_skb(NULL, SPRAY_HEADROOM + hlen + payload);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, SPRAY_HEADROOM);
@@ -189,6 +194,18 @@ static u32 spray_train_max(const struct spray_conn *c)
 }
 
 /*
+ * The length of a train: an eighth of the congestion window, so that a
+ * window is still spread over eight choices of path at least, as long as
+ * the network carried 64 packets per packet of train without loss nor
+ * mark (@c->train), at most spray_train_max(). A small window (a slow or
+ * congested path) sends single packets, each on its own path.
+ */
+static u32 spray_train_len(const struct spray_conn *c, u32 cwnd)
+{
+	return clamp_t(u32, cwnd / 8, 1, spray_train_max(c));
+}
+
+/*
  * One packet of a train: its header (and a small message's data, copied)
  * in a block of the CPU's page fragment cache, a long message's data by
  * reference to its chunks. Return: 0, -ENOMEM, or -EMSGSIZE when the skb
@@ -265,7 +282,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 				 probe, false, now, q);
 		return spray_conn_next_new(c);
 	}
-	skb = alloc_skb(SPRAY_HEADROOM, GFP_ATOMIC);
+	skb = netdev_alloc_skb(NULL, SPRAY_HEADROOM);
 	if (!skb)
 		return spray_queue_train(c, m, 1, ev, now, q);
 	skb_reserve(skb, SPRAY_HEADROOM);
@@ -370,22 +387,15 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 		ev = spray_pick_data_ev(c, now, q);
 		if (ev < 0)
 			return;
-		m = spray_queue_train(c, m, min(room, c->train), ev, now, q);
+		m = spray_queue_train(c, m, min3(room, c->train,
+						 spray_train_len(c, cwnd)),
+				      ev, now, q);
 		n++;
 	}
-	/* the windows, not the CPU, stop us: single packets spray best */
-	if (c->train > 1)
-		c->train /= 2;
 	return;
 more:
 	c->pump_more = true;
 	c->pump_at = now;
-	/*
-	 * Room beyond a whole burst: the CPU is the limit, longer trains,
-	 * once the network has carried 64 of them without loss nor mark.
-	 */
-	if (c->train < spray_train_max(c) && c->train_calm >= 64 * c->train)
-		c->train++;
 }
 
 /*
@@ -579,6 +589,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	struct sk_buff_head q;
 	bool charged;
 	long timeo;
+	u64 now;
 	int err;
 
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
@@ -670,10 +681,11 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	if (!c->tx_next)
 		c->tx_next = m;
 	WRITE_ONCE(ss->tx_bytes, ss->tx_bytes + len);
-	c->last_active_ns = ktime_get_ns();
+	now = ktime_get_ns();
+	c->last_active_ns = now;
 	__skb_queue_head_init(&q);
-	spray_conn_pump(c, ktime_get_ns(), &q);
-	spray_conn_arm(c, ktime_get_ns());
+	spray_conn_pump(c, now, &q);
+	spray_conn_arm(c, now);
 	spin_unlock_bh(&ss->lock);
 	spray_xmit_queue(sn, &q);
 	if (fresh)

@@ -147,6 +147,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 		rto = spray_txwin_rto_deadline(&c->tw);
 		if (rto && rto <= now) {
 			spray_mib_inc(sn, SPRAY_MIB_RTO);
+			c->ops_now = now;
 			spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
 		}
 		/* the grant stops us, and its ACK may be lost: probe */

@@ -100,6 +100,13 @@ static int spray_udp_open(struct spray_net *sn, int family, u16 port,
 	 * before encap_rcv instead.
 	 */
 	udp_set_bit(ACCEPT_L4, (*sockp)->sk);
+	/*
+	 * setup_udp_tunnel_sock() asks for checksums converted for the inner
+	 * packets of a tunnel: we have none, and with it the stack computes
+	 * every checksum of a train it cuts up (udp_rcv_segment()), which
+	 * the device or the sender's stack already vouched for.
+	 */
+	inet_dec_convert_csum((*sockp)->sk);
 	return 0;
 }
 
