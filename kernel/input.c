@@ -820,6 +820,9 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 	u32 off, len;
 
 	__skb_queue_head_init(&b.q);
+	/* an empty datagram: shorter than any header */
+	if (!skb->len)
+		drop = spray_drop(sn, SPRAY_DROP_SHORT);
 	for (off = 0; seg && off < skb->len; off += len) {
 		len = min(seg, skb->len - off);
 		drop = spray_rcv_one(sn, skb, off, len, from, to, ce, &b);
