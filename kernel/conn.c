@@ -33,6 +33,7 @@
 
 #include "conn.h"
 #include "netlink.h"
+#include <trace/events/spray.h>
 
 static void spray_conn_free_work(struct work_struct *work);
 static void spray_sock_linger_work(struct work_struct *work);
@@ -535,12 +536,14 @@ static void spray_errq_lost(struct spray_sock *ss)
  * socket's error set (spray_errq_lost()); on a closed socket, only counted.
  */
 static void spray_tmsg_report(struct spray_sock *ss, struct spray_tmsg *m,
-			      int err, const struct spray_addr *dst)
+			      int err, const struct spray_addr *dst,
+			      u32 conn_id, u32 ack_age_us)
 {
 	struct sock *sk = &ss->sk;
 	u32 nodata;
 
 	spray_mib_inc(spray_net(sock_net(sk)), SPRAY_MIB_MSG_FAILED);
+	trace_spray_msg_failed(conn_id, dst, m, err, ack_age_us);
 	if (ss->closing || ss->errq_len >= SPRAY_MAX_ERRQ) {
 		spray_tmsg_release(ss, m);
 		spray_errq_lost(ss);
@@ -558,6 +561,8 @@ static void spray_tmsg_report(struct spray_sock *ss, struct spray_tmsg *m,
 	}
 	m->err = err;
 	m->dst = *dst;
+	m->conn_id = conn_id;
+	m->ack_age_us = ack_age_us;
 	list_add_tail(&m->node, &ss->errq);
 	WRITE_ONCE(ss->errq_len, ss->errq_len + 1);
 	sk_error_report(sk);
@@ -567,7 +572,8 @@ static void spray_tmsg_fail(struct spray_conn *c, struct spray_tmsg *m,
 			    int err)
 {
 	spray_tmsg_unnext(c, m);
-	spray_tmsg_report(c->ss, m, err, &c->remote);
+	spray_tmsg_report(c->ss, m, err, &c->remote, c->id,
+			  spray_conn_ack_age_us(c, ktime_get_ns()));
 }
 
 /*
@@ -582,6 +588,8 @@ struct spray_failbatch {
 	struct list_head	msgs;
 	struct spray_addr	dst;
 	int			err;
+	u32			conn_id;
+	u32			ack_age_us;
 };
 
 #define SPRAY_FAIL_CHUNK	64
@@ -602,7 +610,8 @@ static bool spray_sock_fail_some(struct spray_sock *ss)
 		if (m->abandoned)
 			spray_tmsg_release(ss, m);
 		else
-			spray_tmsg_report(ss, m, b->err, &b->dst);
+			spray_tmsg_report(ss, m, b->err, &b->dst, b->conn_id,
+					  b->ack_age_us);
 	}
 	if (b && list_empty(&b->msgs)) {
 		list_del(&b->node);
@@ -639,9 +648,34 @@ void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up)
 	struct spray_addr local;
 
 	spray_mib_inc(sn, up ? SPRAY_MIB_PATH_UP : SPRAY_MIB_PATH_DOWN);
+	trace_spray_ev_state(c, idx, up);
 	spray_conn_local_addr(c, &local);
 	spray_nl_notify_path(sn->net, &local, &c->remote,
 			     spray_path_port(&c->path, idx), up);
+}
+
+/*
+ * The sender's window, and the grant the peer gave us, changed since the
+ * tracepoints last said: tell them (a compare per ACK otherwise).
+ */
+void spray_conn_trace_cc(struct spray_conn *c)
+{
+	u32 old;
+
+	if (!c->tx_ready)
+		return;
+	if (c->nscc.cwnd != c->tr_cwnd) {
+		old = c->tr_cwnd;
+		c->tr_cwnd = c->nscc.cwnd;
+		trace_spray_cwnd(c, old);
+	}
+	if (c->tw.grant != c->tr_grant) {
+		old = c->tr_grant;
+		c->tr_grant = c->tw.grant;
+		trace_spray_credit(c, false, c->tw.grant, old,
+				   spray_psn_after(c->tw.grant, c->tw.nxt) ?
+				   c->tw.grant - c->tw.nxt : 0);
+	}
 }
 
 static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
@@ -673,6 +707,7 @@ static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 			spray_tmsg_free(c, m);
 	} else if (m->acked >= m->len) {
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_MSGS);
+		trace_spray_msg_delivered(c, m->msg_id, m->len, m->cookie);
 		spray_tmsg_free(c, m);
 	}
 }
@@ -681,12 +716,19 @@ static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 			  enum spray_loss_why why)
 {
 	struct spray_conn *c = ctx;
+	struct spray_tmsg *m = rec->msg;
 	u64 now = c->ops_now;
 	bool was_down;
 
+	trace_spray_pkt_lost(c, psn, rec, why);
 	/* refused by the receiver: its path and the network are fine */
 	if (why == SPRAY_LOSS_REFUSED)
 		return;
+	/* one RTO expiry counts once in the message's history */
+	if (why == SPRAY_LOSS_RTO && m && m->hist.rto_mark != (u16)c->rtos) {
+		m->hist.rto_mark = (u16)c->rtos;
+		spray_hist_inc(&m->hist.rtos);
+	}
 	/* a loss costs a train all its packets: single packets again */
 	c->train = 1;
 	c->train_calm = 0;
@@ -805,6 +847,8 @@ void spray_tx_fail_all(struct spray_conn *c, int err)
 		c->tx_next = NULL;
 		b->dst = c->remote;
 		b->err = err;
+		b->conn_id = c->id;
+		b->ack_age_us = spray_conn_ack_age_us(c, ktime_get_ns());
 		list_add_tail(&b->node, &ss->failing);
 		sock_hold(&ss->sk);
 		if (!queue_work(spray_wq, &ss->fail_work))
@@ -842,6 +886,8 @@ void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 	}
 	/* the error goes now; the record stays until its psns are acked */
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_MSG_FAILED);
+	trace_spray_msg_failed(c->id, &c->remote, m, EMSGSIZE,
+			       spray_conn_ack_age_us(c, ktime_get_ns()));
 	m->abandoned = true;
 	WRITE_ONCE(c->ss->tx_bytes, c->ss->tx_bytes - (m->len - m->next_off));
 	if (!c->ss->closing && c->ss->errq_len < SPRAY_MAX_ERRQ) {
@@ -855,6 +901,10 @@ void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 			e->cookie = m->cookie;
 			e->err = EMSGSIZE;
 			e->dst = c->remote;
+			e->msg_id = m->msg_id;
+			e->hist = m->hist;
+			e->conn_id = c->id;
+			e->ack_age_us = spray_conn_ack_age_us(c, ktime_get_ns());
 			list_add_tail(&e->node, &c->ss->errq);
 			WRITE_ONCE(c->ss->errq_len, c->ss->errq_len + 1);
 			sk_error_report(&c->ss->sk);

@@ -65,6 +65,32 @@ struct spray_skb_cb {
 
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
 
+/* entropy values a message's history keeps (SPRAY_HIST_EVS of the uapi) */
+#define SPRAY_TMSG_HIST_EVS	4
+
+/**
+ * struct spray_tmsg_hist - what the transport saw for one message, reported
+ *	with it if it fails (SPRAY_CMSG_HISTORY): counters that saturate, no
+ *	allocation, a few instructions per event
+ * @retx: retransmissions of its packets, by enum spray_loss_why - 1 (rack,
+ *	nack, rto, refused)
+ * @nacks: NACKs (loss, window, no buffer) naming some of its psns
+ * @rtos: RTO expiries that declared some of its packets lost
+ * @rto_mark: the connection's &spray_conn.rtos when @rtos last counted
+ *	(one expiry counts once however many of its packets it declared lost)
+ * @evs: the last entropy values (UDP source ports) its packets went on,
+ *	newest first, each different from the one before
+ * @nevs: entries of @evs in use
+ */
+struct spray_tmsg_hist {
+	u16	retx[4];
+	u16	nacks;
+	u16	rtos;
+	u16	rto_mark;
+	u16	evs[SPRAY_TMSG_HIST_EVS];
+	u8	nevs;
+};
+
 /**
  * struct spray_tmsg - a message being sent, or one that failed
  * @node: in &spray_conn.tmsgs, in sending order; failed: in
@@ -73,6 +99,9 @@ struct spray_skb_cb {
  * @len: bytes
  * @next_off: first byte not yet sent once
  * @acked: bytes acknowledged
+ * @conn_id: on the error queue: the id of the connection it failed on
+ * @ack_age_us: on the error queue: how long before it failed the peer's
+ *	last ACK came (U32_MAX: none ever came)
  * @charge: what it costs the socket's buffer (sk_wmem_queued while sent,
  *	sk_rmem_alloc while on the error queue): the message, its metadata
  * @abandoned: failed while fragments were in flight (the receiver refused
@@ -86,6 +115,7 @@ struct spray_skb_cb {
  *	(the last one maybe less)
  * @nchunks: number of @chunks
  * @order: the chunks' order
+ * @hist: its history, for the error queue
  *
  * On the error queue, when the receive buffer had no room for its data,
  * the entry has neither @buf nor @chunks.
@@ -94,8 +124,16 @@ struct spray_tmsg {
 	struct list_head	node;
 	u32			msg_id;
 	u32			len;
-	u32			next_off;
-	u32			acked;
+	union {
+		struct {	/* while it is sent */
+			u32	next_off;
+			u32	acked;
+		};
+		struct {	/* on the error queue */
+			u32	conn_id;
+			u32	ack_age_us;
+		};
+	};
 	u32			charge;
 	bool			abandoned;
 	int			err;
@@ -105,6 +143,7 @@ struct spray_tmsg {
 	struct page		**chunks;
 	u16			nchunks;
 	u8			order;
+	struct spray_tmsg_hist	hist;
 };
 
 /*
@@ -184,6 +223,10 @@ struct spray_tmsg {
  * @stat_retx: of those, retransmissions
  * @stat_rx: DATA packets accepted
  * @stat_ecn: acknowledged packets echoed CE-marked
+ * @ack_rx_ns: when the peer's last ACK of our incarnation came, 0 never
+ * @rtos: RTO expiries of the connection, every incarnation
+ * @tr_cwnd: the window the spray_cwnd tracepoint last reported
+ * @tr_grant: the grant the spray_credit tracepoint last reported (dir tx)
  */
 struct spray_conn {
 	struct hlist_node	node;
@@ -240,6 +283,10 @@ struct spray_conn {
 	u64			stat_retx;
 	u64			stat_rx;
 	u64			stat_ecn;
+	u64			ack_rx_ns;
+	u32			rtos;
+	u32			tr_cwnd;
+	u32			tr_grant;
 };
 
 static inline void spray_conn_local_addr(const struct spray_conn *c,
@@ -250,6 +297,37 @@ static inline void spray_conn_local_addr(const struct spray_conn *c,
 		a->v6 = c->saddr;
 		a->af = ipv6_addr_v4mapped(&c->saddr) ? AF_INET : AF_INET6;
 	}
+}
+
+/* A saturating counter of a message's history. */
+static inline void spray_hist_inc(u16 *v)
+{
+	if (*v < U16_MAX)
+		(*v)++;
+}
+
+/* A packet of @m goes on entropy value @port: its history keeps the last few. */
+static inline void spray_hist_ev(struct spray_tmsg *m, u16 port)
+{
+	struct spray_tmsg_hist *h = &m->hist;
+
+	if (h->nevs && h->evs[0] == port)
+		return;
+	memmove(&h->evs[1], &h->evs[0], sizeof(h->evs) - sizeof(h->evs[0]));
+	h->evs[0] = port;
+	if (h->nevs < SPRAY_TMSG_HIST_EVS)
+		h->nevs++;
+}
+
+/* How long ago the peer's last ACK came, for a message's history. */
+static inline u32 spray_conn_ack_age_us(const struct spray_conn *c, u64 now)
+{
+	if (!c->ack_rx_ns)
+		return U32_MAX;
+	if (now <= c->ack_rx_ns)
+		return 0;
+	return (u32)min_t(u64, div_u64(now - c->ack_rx_ns, NSEC_PER_USEC),
+			  U32_MAX - 1);
 }
 
 int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
@@ -270,6 +348,7 @@ void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c);
 void spray_conn_linger_check(struct spray_conn *c);
 struct spray_net *spray_conn_net(const struct spray_conn *c);
 void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up);
+void spray_conn_trace_cc(struct spray_conn *c);
 bool spray_conn_tx_done(const struct spray_conn *c);
 int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn);
 u32 spray_new_cid(void);

@@ -18,6 +18,7 @@
 
 #include "conn.h"
 #include "netlink.h"
+#include <trace/events/spray.h>
 
 /* room in front of our header for UDP, IP and the link layer */
 #define SPRAY_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
@@ -49,7 +50,7 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 	p->ev = ev;
 	n = spray_pkt_build(skb_put(skb, hlen), hlen, p);
 	if (WARN_ON_ONCE(n != (int)hlen)) {
-		kfree_skb(skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
 		return NULL;
 	}
 	SPRAY_SKB_CB(skb)->saddr = *saddr;
@@ -74,7 +75,8 @@ u16 spray_ctrl_ev(struct spray_conn *c)
 	return 49152 + get_random_u32_below(16384);
 }
 
-static void spray_queue_data(struct spray_conn *c, u32 psn,
+/* Return: the packet is queued. */
+static bool spray_queue_data(struct spray_conn *c, u32 psn,
 			     const struct spray_txrec *rec, int ev_idx,
 			     bool probe, bool retx, u64 now,
 			     struct sk_buff_head *q)
@@ -85,7 +87,7 @@ static void spray_queue_data(struct spray_conn *c, u32 psn,
 
 	/* every psn outstanding has its message until it is acknowledged */
 	if (WARN_ON_ONCE(!m))
-		return;
+		return false;
 	p.type = SPRAY_T_DATA;
 	p.flags = (retx ? SPRAY_F_RETX : 0) |
 		  (probe ? SPRAY_F_ACK_REQ : 0) |
@@ -101,23 +103,27 @@ static void spray_queue_data(struct spray_conn *c, u32 psn,
 	skb = spray_pkt_skb(c, &p, m->buf ? rec->len : 0,
 			    spray_path_port(&c->path, (u16)ev_idx));
 	if (!skb)
-		return;	/* the RTO sends it again */
+		return false;	/* the RTO sends it again */
 	if (m->buf) {
 		skb_put_data(skb, m->buf + rec->frag_off, rec->len);
 	} else if (WARN_ON_ONCE(spray_skb_add_tmsg(skb, m, rec->frag_off,
 						   rec->len))) {
-		kfree_skb(skb);
-		return;
+		kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
+		return false;
 	}
 	__skb_queue_tail(q, skb);
 	c->stat_tx++;
+	spray_hist_ev(m, p.ev);
 	if (retx) {
 		c->stat_retx++;
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RETX_PKTS);
+		if (rec->why >= SPRAY_LOSS_RACK && rec->why <= SPRAY_LOSS_REFUSED)
+			spray_hist_inc(&m->hist.retx[rec->why - 1]);
 	} else {
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_PKTS);
 		spray_mib_add(spray_conn_net(c), SPRAY_MIB_TX_BYTES, rec->len);
 	}
+	return true;
 }
 
 static u32 spray_conn_cwnd(const struct spray_conn *c)
@@ -309,6 +315,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 		err = spray_train_add(skb, &p, m);
 		if (err)
 			break;
+		spray_hist_ev(m, port);
 		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
 					   m->next_off, (u16)len, m);
 		if (WARN_ON_ONCE(psn != p.psn))
@@ -322,7 +329,8 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 			break;
 	}
 	if (!n) {
-		kfree_skb(skb);
+		/* no packet in it: an allocation, never a packet */
+		consume_skb(skb);
 		/* no page fragment: one packet, as any other */
 		return err == -ENOMEM ? spray_queue_train(c, m, 1, ev, now, q) :
 		       m;
@@ -354,6 +362,7 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 	u32 cwnd, psn, room, n = 0;
 	struct spray_txrec *rec;
 	struct spray_tmsg *m;
+	u16 old_ev;
 	bool probe;
 	int ev;
 
@@ -368,8 +377,11 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 		ev = spray_path_pick(&c->path, now, rec->ev, &probe);
 		if (ev < 0)
 			break;
+		old_ev = spray_path_port(&c->path, rec->ev);
 		spray_txwin_sent_retx(&c->tw, psn, (u16)ev, now);
-		spray_queue_data(c, psn, rec, ev, probe, true, now, q);
+		if (spray_queue_data(c, psn, rec, ev, probe, true, now, q))
+			trace_spray_retransmit(c, psn, rec, old_ev,
+					       spray_path_port(&c->path, (u16)ev));
 		n++;
 	}
 	m = spray_conn_next_new(c);
@@ -410,6 +422,7 @@ u32 spray_conn_grant(struct spray_conn *c)
 {
 	struct spray_cc_cfg cfg = c->cc;
 	struct sock *sk = &c->ss->sk;
+	u32 old = c->rcc.grant, grant;
 	s64 room;
 	u64 pkts;
 
@@ -422,9 +435,12 @@ u32 spray_conn_grant(struct spray_conn *c)
 		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1)), 1);
 	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
 		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */
-	return spray_rcc_grant_rx(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
-				  c->rx.high, c->rx_refused_top,
-				  (u32)min_t(u64, pkts * cfg.mtu, U32_MAX));
+	grant = spray_rcc_grant_rx(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
+				   c->rx.high, c->rx_refused_top,
+				   (u32)min_t(u64, pkts * cfg.mtu, U32_MAX));
+	if (grant != old)
+		trace_spray_credit(c, true, grant, old, grant - c->rx.cum);
+	return grant;
 }
 
 void spray_queue_ack(struct spray_conn *c, u64 now,
@@ -432,7 +448,18 @@ void spray_queue_ack(struct spray_conn *c, u64 now,
 {
 	struct spray_pkt p = {};
 	struct sk_buff *skb;
+	u16 why = 0;
 
+	/* why now: rxwin's reasons, else the count, the delay, or credit */
+	if (trace_spray_ack_sent_enabled()) {
+		why = c->rx.ack_now;
+		if (c->rx.unacked >= c->rx.cfg.ack_every)
+			why |= SPRAY_TRACE_ACK_COUNT;
+		else if (!why && c->rx.unacked)
+			why |= SPRAY_TRACE_ACK_DELAY;
+		else if (!why)
+			why |= SPRAY_TRACE_ACK_CREDIT;
+	}
 	p.type = SPRAY_T_ACK;
 	p.src_cid = c->ack_cid;
 	p.dst_cid = c->peer_cid;
@@ -443,6 +470,7 @@ void spray_queue_ack(struct spray_conn *c, u64 now,
 		return;
 	__skb_queue_tail(q, skb);
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_TX);
+	trace_spray_ack_sent(c, &p.ack, why);
 }
 
 /*
@@ -489,6 +517,7 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
 			       const struct spray_pkt *in, u64 now)
 {
 	struct spray_pkt p = {};
+	struct sk_buff *skb;
 
 	if (!spray_nack_allowed(sn, to, now))
 		return NULL;
@@ -500,8 +529,11 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
 	p.nack.reason = SPRAY_NACK_NO_CONN;
 	p.nack.cum_psn = in->psn;
 	p.nack.grant_psn = in->psn;
-	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
-			       49152 + get_random_u32_below(16384));
+	skb = spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
+			      49152 + get_random_u32_below(16384));
+	if (skb)
+		trace_spray_nack_sent(0, to, p.nack.psn, 1, SPRAY_NACK_NO_CONN);
+	return skb;
 }
 
 /* A NACK of @count psns from @psn, with the current cumulative ACK and grant. */
@@ -524,6 +556,7 @@ void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count,
 		return;
 	__skb_queue_tail(q, skb);
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_TX);
+	trace_spray_nack_sent(c->id, &c->remote, psn, count, reason);
 }
 
 /*
@@ -677,6 +710,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 		goto err_unlock;
 	}
 	m->msg_id = c->next_msg_id++;
+	trace_spray_msg_sent(c, m->msg_id, m->len, m->cookie);
 	list_add_tail(&m->node, &c->tmsgs);
 	if (!c->tx_next)
 		c->tx_next = m;

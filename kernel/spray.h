@@ -182,6 +182,19 @@ static inline void spray_mib_drop(struct spray_net *sn, int reason)
 		this_cpu_inc(sn->mib->drops[reason]);
 }
 
+/*
+ * DATA for a closed socket: the kernel's reason, where it has one for a
+ * socket that is closing (6.12), else that there is no socket.
+ */
+#ifdef SPRAY_HAVE_DROP_SOCKET_CLOSE
+#define SPRAY_SKB_DROP_CLOSED	SKB_DROP_REASON_SOCKET_CLOSE
+#else
+#define SPRAY_SKB_DROP_CLOSED	SKB_DROP_REASON_NO_SOCKET
+#endif
+
+/* input.c: count a drop of ours, the kernel's reason to free its skb with */
+enum skb_drop_reason spray_drop(struct spray_net *sn, int reason);
+
 /* Sum a namespace's counters over every cpu into @out. */
 void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
 

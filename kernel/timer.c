@@ -17,6 +17,7 @@
 
 #include "conn.h"
 #include "netlink.h"
+#include <trace/events/spray.h>
 
 /* ---- timers ---- */
 
@@ -114,6 +115,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 	struct spray_net *sn = spray_net(sock_net(&ss->sk));
 	struct sk_buff_head q;
 	u64 now, rto;
+	u32 lost;
 
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
@@ -147,8 +149,12 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 		rto = spray_txwin_rto_deadline(&c->tw);
 		if (rto && rto <= now) {
 			spray_mib_inc(sn, SPRAY_MIB_RTO);
+			c->rtos++;
 			c->ops_now = now;
-			spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
+			/* the period that expired, before the backoff grows */
+			rto -= c->tw.rto_start_ns;
+			lost = spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
+			trace_spray_rto(c, lost, rto);
 		}
 		/* the grant stops us, and its ACK may be lost: probe */
 		if (spray_conn_persist_deadline(c) &&
@@ -158,6 +164,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 			spray_tx_fail_all(c, ETIMEDOUT);
 		spray_conn_pump(c, now, &q);
 		spray_conn_linger_check(c);
+		spray_conn_trace_cc(c);
 	}
 	spray_conn_arm(c, now);
 out:

@@ -30,6 +30,7 @@
 static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct spray_net *sn = rcu_dereference_sk_user_data(sk);
+	enum skb_drop_reason reason = SKB_DROP_REASON_NO_SOCKET;
 	struct spray_addr from = {}, to = {};
 	bool ce;
 
@@ -59,15 +60,16 @@ static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 			from.scope_id = skb->skb_iif;
 		ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
 	} else {
+		reason = SKB_DROP_REASON_UNHANDLED_PROTO;
 		goto drop;
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
 	spray_conn_rcv(sn, skb, &from, &to, ce);
 	return 0;
 drop_addr:
-	spray_mib_drop(sn, SPRAY_DROP_ADDR);
+	reason = spray_drop(sn, SPRAY_DROP_ADDR);
 drop:
-	kfree_skb(skb);
+	kfree_skb_reason(skb, reason);
 	return 0;
 }
 
@@ -320,6 +322,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 {
 	struct spray_skb_cb cb = *SPRAY_SKB_CB(skb);
 	__be16 dport = htons(READ_ONCE(sn->cfg.udp_port));
+	enum skb_drop_reason reason = SKB_DROP_REASON_IP_OUTNOROUTES;
 	struct socket *sock;
 
 	/*
@@ -340,7 +343,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 
 		sock = rcu_dereference(sn->udp_sock);
 		if (unlikely(!sock))
-			goto drop;
+			goto drop_nosock;
 		rt = spray_route4(sn, cb.saddr.s6_addr32[3],
 				  cb.daddr.s6_addr32[3], cb.ev, &fl4);
 		if (IS_ERR(rt))
@@ -362,7 +365,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 
 		sock = rcu_dereference(sn->udp6_sock);
 		if (unlikely(!sock))
-			goto drop;
+			goto drop_nosock;
 		dst = spray_route6(sn, &cb.saddr, &cb.daddr, cb.oif, cb.ev,
 				   &fl6);
 		if (IS_ERR(dst))
@@ -375,8 +378,11 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 		return 0;
 	}
 #endif
+	/* the namespace's UDP sockets are gone (it exits) or never came */
+drop_nosock:
+	reason = SKB_DROP_REASON_NO_SOCKET;
 drop:
-	kfree_skb(skb);
+	kfree_skb_reason(skb, reason);
 	return -ENETUNREACH;
 }
 

@@ -43,7 +43,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$top/scripts/bench
-source "$top/selftests/lib.sh"
+source "$top/scripts/bench/lib.sh"
 source "$bench/fabric.sh"
 
 QUICK=${BENCH_QUICK:-0}
@@ -105,7 +105,7 @@ BG_PIDS=()
 cleanup() {
 	local p
 	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	cleanup_ns
+	bench_cleanup_ns
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -254,7 +254,7 @@ udp_run() {
 		pids+=($!)
 		k=$((k + 1))
 	done
-	busywait 20000 sh -c "[ \$(cat $RUN/udp-*.json | grep -c ready) -ge $k ]"
+	bench_busywait 20000 sh -c "[ \$(cat $RUN/udp-*.json | grep -c ready) -ge $k ]"
 	k=0
 	for f in "$@"; do
 		IFS=: read -r s d p <<<"$f"
@@ -284,7 +284,7 @@ scen_calib() {
 # no shaper: the transports' own per-packet cost, bounded by the CPU)
 scen_cpu() {
 	local ca cb rate t0 t1 size pid r tp
-	setup_ns ca cb || return 1
+	bench_setup_ns ca cb || return 1
 	ip link add eth0 mtu "$FAB_MTU" netns "$ca" type veth peer name eth0 mtu "$FAB_MTU" netns "$cb"
 	ip -n "$ca" addr add 10.200.0.1/24 dev eth0
 	ip -n "$cb" addr add 10.200.0.2/24 dev eth0
@@ -294,7 +294,7 @@ scen_cpu() {
 		fab_exec "$n" 'ethtool -K eth0 gso off tso off gro off >/dev/null 2>&1
 			ethtool -K eth0 tx-udp-segmentation off >/dev/null 2>&1; true'
 	done
-	busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.200.0.2 >/dev/null
+	bench_busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.200.0.2 >/dev/null
 	# AF_SPRAY and TCP: rank 1 (ca) sends SIZE to rank 0 (cb); a probe
 	# sizes the run to about $DUR s
 	for tp in spray tcp; do
@@ -324,7 +324,7 @@ scen_cpu() {
 		kv scenario cpu; kv transport "udp"; kv tool udpblast; kv offered_mbit "$r"
 		ip netns exec "$cb" "$UB" recv 5300 1 $((DUR + 30)) >"$RUN/udp-0.json" &
 		pid=$!
-		busywait 10000 grep -q ready "$RUN/udp-0.json"
+		bench_busywait 10000 grep -q ready "$RUN/udp-0.json"
 		ip netns exec "$ca" "$UB" send 10.200.0.2 5300 "$r" "$DUR" $((FAB_MTU - 28)) >"$RUN/udpsend-0.json"
 		wait "$pid"
 		NOFAB=1 run_end
@@ -438,13 +438,13 @@ scen_datapath() {
 	local mtu tp c rep sz rate r1 n out x fails=0 d=$RES/datapath
 	declare -A DPN
 	mkdir -p "$d"
-	setup_ns DP_A DP_B || return 1
+	bench_setup_ns DP_A DP_B || return 1
 	ip link add eth0 netns "$DP_A" type veth peer name eth0 netns "$DP_B"
 	ip -n "$DP_A" addr add 10.201.0.1/24 dev eth0
 	ip -n "$DP_B" addr add 10.201.0.2/24 dev eth0
 	ip -n "$DP_A" link set eth0 up
 	ip -n "$DP_B" link set eth0 up
-	busywait 10000 ip netns exec "$DP_A" ping -c1 -W1 10.201.0.2 >/dev/null ||
+	bench_busywait 10000 ip netns exec "$DP_A" ping -c1 -W1 10.201.0.2 >/dev/null ||
 		{ log "datapath: the veth does not carry"; return 1; }
 	{
 		echo "kernel $(uname -r); dpbench: $DPB; $(perf --version 2>&1)"
@@ -645,20 +645,20 @@ scen_mpi() {
 	done
 	# ping-pong on one unshaped link (no fabric): the provider's cost
 	# over the socket's, both bounded by the CPU
-	setup_ns ca cb || return 1
+	bench_setup_ns ca cb || return 1
 	ip link add eth0 mtu "$FAB_MTU" netns "$ca" type veth peer name eth0 mtu "$FAB_MTU" netns "$cb"
 	ip -n "$ca" addr add 10.201.0.1/24 dev eth0
 	ip -n "$cb" addr add 10.201.0.2/24 dev eth0
 	ip -n "$ca" link set eth0 up
 	ip -n "$cb" link set eth0 up
-	busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.201.0.2 >/dev/null
+	bench_busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.201.0.2 >/dev/null
 	for sz in 64 1048576; do
 		if [ "$sz" = 64 ]; then it=${BENCH_PP_ITERS_SMALL:-2000}; else it=${BENCH_PP_ITERS_LARGE:-50}; fi
 		NOFAB=1 run_begin "mpi-pingpong-spray"
 		kv scenario mpi; kv transport spray; kv tool pingpong; kv size "$sz"; kv iters "$it"
 		ip netns exec "$cb" "$LF/spray_pingpong" -p 7471 >"$RUN/srv.txt" 2>&1 &
 		pid=$!
-		busywait 10000 grep -q ready "$RUN/srv.txt"
+		bench_busywait 10000 grep -q ready "$RUN/srv.txt"
 		ip netns exec "$ca" timeout 300 "$LF/spray_pingpong" -p 7471 -S "$sz" -I "$it" \
 			10.201.0.2 >"$RUN/out.txt" 2>&1
 		kv rc $?
@@ -670,7 +670,7 @@ scen_mpi() {
 		ip netns exec "$cb" timeout 300 fi_pingpong -p spray -e rdm -S "$sz" -I "$it" \
 			>"$RUN/srv.txt" 2>&1 &
 		pid=$!
-		busywait 10000 sh -c "ip netns exec $cb ss -ltn | grep -q :47592"
+		bench_busywait 10000 sh -c "ip netns exec $cb ss -ltn | grep -q :47592"
 		ip netns exec "$ca" timeout 300 fi_pingpong -p spray -e rdm -S "$sz" -I "$it" \
 			10.201.0.2 >"$RUN/out.txt" 2>&1
 		kv rc $?
@@ -727,7 +727,7 @@ roce_setup() {
 	ROCE_MODE=root
 	# every host reaches the next one through the fabric
 	for i in "${RING[@]}"; do
-		busywait 15000 ping -c1 -W1 -I "$(fab_addr "$i")" "$(fab_addr $(( (i + 1) % 8 )))" >/dev/null ||
+		bench_busywait 15000 ping -c1 -W1 -I "$(fab_addr "$i")" "$(fab_addr $(( (i + 1) % 8 )))" >/dev/null ||
 			{ ROCE_WHY="h$i does not reach h$(( (i + 1) % 8 )) from the initial namespace"; return 1; }
 	done
 }
@@ -743,7 +743,7 @@ roce_try_netns() {
 		: >"$T/rt-srv"
 		roce_exec 1 timeout 30 ib_send_bw -d rxe1 -x "$(roce_gid 1)" -F -n 20 >"$T/rt-srv" 2>&1 &
 		pid=$!
-		busywait 15000 grep -q "Waiting for client" "$T/rt-srv"
+		bench_busywait 15000 grep -q "Waiting for client" "$T/rt-srv"
 		roce_exec 0 timeout 20 ib_send_bw -d rxe0 -x "$(roce_gid 0)" -F -n 20 "$(fab_addr 1)" >"$T/rt-cli" 2>&1 || ok=0
 		wait "$pid"
 	fi
@@ -813,7 +813,7 @@ roce_run() {
 		pids+=($!)
 		k=$((k + 1))
 	done
-	busywait 30000 sh -c "[ \$(cat $RUN/srv-*.txt | grep -c 'Waiting for client') -ge $k ]" ||
+	bench_busywait 30000 sh -c "[ \$(cat $RUN/srv-*.txt | grep -c 'Waiting for client') -ge $k ]" ||
 		log "roce: servers not ready: $(head -n 3 "$RUN/srv-0.txt" | tr '\n' ' ')"
 	k=0
 	for f in "$@"; do
@@ -862,7 +862,7 @@ scen_roce() {
 
 # --- main ------------------------------------------------------------------------------
 
-load_spray "$top/build/$KVER/spray.ko" || { log "cannot load spray.ko"; exit 1; }
+bench_load_spray "$top/build/$KVER/spray.ko" || { log "cannot load spray.ko"; exit 1; }
 t0=$(now)
 # the fabric only for the scenarios that use it (cpu and datapath make
 # their own veth)
