@@ -133,8 +133,11 @@ static void rate_add(struct spray_rate *r, u64 bytes, u64 now_ns, u64 sent_ns,
 	u64 el, span;
 
 	win_ns = max(win_ns, SPRAY_CC_RATE_WIN_MIN_NS);
-	if (r->start_ns && now_ns >= r->start_ns) {
+	if (r->start_ns) {
 		r->bytes += bytes;
+		/* a clock read on another CPU before this one's: no time */
+		if (now_ns < r->start_ns)
+			return;
 		r->win_ns = max(r->win_ns, win_ns);
 		el = now_ns - r->start_ns;
 		if (el < r->win_ns)
