@@ -95,8 +95,9 @@ struct spray_net *spray_conn_net(const struct spray_conn *c)
 
 /*
  * Congestion control settings of a connection: the socket's mode, the
- * namespace's bdp-bytes; @mtu the payload of a full packet (0: not known
- * yet, the default until the sending half is set up).
+ * namespace's bdp-bytes (the cap of the peer's BDP, which is learned);
+ * @mtu the payload of a full packet (0: not known yet, the default until
+ * the sending half is set up).
  */
 static void spray_conn_cc_init(struct spray_conn *c, u32 mtu)
 {
@@ -108,7 +109,8 @@ static void spray_conn_cc_init(struct spray_conn *c, u32 mtu)
 	cc->bdp_bytes = READ_ONCE(sn->cfg.bdp_bytes);
 	if (mtu)
 		cc->mtu = mtu;
-	/* derived from mtu and bdp_bytes by the check */
+	/* derived from mtu and bdp_bytes (the cap) by the check */
+	cc->bdp_min = 0;
 	cc->min_cwnd = 0;
 	cc->max_cwnd = 0;
 	cc->init_cwnd = 0;

@@ -75,6 +75,7 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 	struct spray_net *sn = spray_conn_net(c);
 	struct spray_rxwin_cfg rcfg;
 
+	lockdep_assert_held(&c->ss->lock);
 	if (c->peer_cid) {
 		spray_mib_inc(sn, SPRAY_MIB_CONN_RESET);
 		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
@@ -84,8 +85,8 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 	rcfg.ack_every = READ_ONCE(sn->cfg.ack_every);
 	rcfg.ack_delay_ns = READ_ONCE(sn->cfg.ack_delay_us) * NSEC_PER_USEC;
 	spray_rxwin_init(&c->rx, cid, &rcfg);
+	/* active once a message of it is incomplete (spray_rx_update_active()) */
 	spray_rcc_conn_init(&c->rcc, &c->cc, cid);
-	spray_rcc_activate(&c->ss->rcc, &c->rcc);
 	c->peer_cid = cid;
 	if (list_empty(&c->rnode))
 		list_add_tail(&c->rnode, &c->ss->rconns);
@@ -102,11 +103,29 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 /* Stop receiving on a connection (its socket is closing). */
 void spray_rx_close(struct spray_conn *c)
 {
+	lockdep_assert_held(&c->ss->lock);
 	spray_conn_free_rx(c);
 	if (c->peer_cid)
 		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
 	c->peer_cid = 0;
 	list_del_init(&c->rnode);
+}
+
+/*
+ * Receiver credit is shared among the senders that have a message
+ * incomplete now: one being reassembled, or psns refused for lack of
+ * buffer that must come again (below them the cumulative ack cannot pass).
+ * A sender between messages, or idle, takes no share; its next message's
+ * first packet makes it active again. Under the socket lock, as everything
+ * that counts in spray_rcc.nactive.
+ */
+static void spray_rx_update_active(struct spray_conn *c)
+{
+	lockdep_assert_held(&c->ss->lock);
+	if (!c->peer_cid)
+		return;
+	spray_rcc_set_active(&c->ss->rcc, &c->rcc, c->rx_left_msgs ||
+			     spray_psn_after(c->rx_refused_top, c->rx.cum));
 }
 
 void spray_data_ready(struct spray_sock *ss)
@@ -506,6 +525,8 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 	if (WARN_ON_ONCE(err))
 		return SKB_DROP_REASON_NOT_SPECIFIED;
 	spray_rx_accepted(c, p, now);
+	spray_rcc_on_data(&c->ss->rcc, &c->rcc, p->data.frag_len,
+			  p->data.min_rtt, now);
 	c->rx_left_bytes -= p->data.frag_len;
 	/* its other packets may have been refused: they fit now */
 	if (admitted)
@@ -703,6 +724,8 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 	switch (p->type) {
 	case SPRAY_T_DATA:
 		drop = spray_rcv_data(c, skb, off, p, ce, now, q);
+		/* before the ACK: its grant counts the active senders */
+		spray_rx_update_active(c);
 		if (c->peer_cid) {
 			spray_queue_acks(c, now, q);
 			spray_queue_nacks(c, now, q);

@@ -99,6 +99,7 @@ static bool spray_queue_data(struct spray_conn *c, u32 psn,
 	p.data.msg_len = m->len;
 	p.data.frag_off = rec->frag_off;
 	p.data.frag_len = rec->len;
+	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
 	p.data.ts_ns = now;
 	skb = spray_pkt_skb(c, &p, m->buf ? rec->len : 0,
 			    spray_path_port(&c->path, (u16)ev_idx));
@@ -299,6 +300,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	p.sport = c->ss->local.port;
 	p.dport = c->remote.port;
 	p.ev = port;
+	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
 	p.data.ts_ns = now;
 	while (n < k && m) {
 		/* the windows, and a receiver that refuses, as the pump has it */

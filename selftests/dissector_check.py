@@ -27,6 +27,7 @@ FIELDS = [
     "afspray.flags.retx", "afspray.src_cid", "afspray.dst_cid", "afspray.psn",
     "afspray.psn_rel", "afspray.ev", "afspray.data.msg_id", "afspray.data.msg_len",
     "afspray.data.frag_off", "afspray.data.frag_len", "afspray.data.last_frag",
+    "afspray.data.min_rtt", "afspray.data.min_rtt_ns",
     "afspray.cum_psn", "afspray.grant_psn",
     "afspray.sack.first", "afspray.sack.last", "afspray.sack.count",
     "afspray.sack.hole.first", "afspray.sack.hole.last",
@@ -88,10 +89,20 @@ def hdr(t, flags, sport, dport, scid, dcid, psn, ev, version=1):
                        psn % TWO32, ev, 0)
 
 
-def data(scid, dcid, psn, ev, msg, mlen, off, flen, ts, flags=0, payload=None):
+def rtt_field(ns):
+    """min_rtt: 12-bit mantissa, 4-bit exponent, mantissa << exponent
+    units of 64 ns (rounded), 0 for none"""
+    m, e = ns >> 6, 0
+    while m >= 4096:
+        m, e = (m + 1) >> 1, e + 1
+    return (e << 12) | max(m, 1) if ns else 0
+
+
+def data(scid, dcid, psn, ev, msg, mlen, off, flen, ts, flags=0, payload=None,
+         min_rtt=0):
     body = payload if payload is not None else b"\xab" * flen
     return (hdr(1, flags, 7000, 7001, scid, dcid, psn, ev) +
-            struct.pack("!IIIHHQ", msg, mlen, off, flen, 0, ts) + body)
+            struct.pack("!IIIHHQ", msg, mlen, off, flen, rtt_field(min_rtt), ts) + body)
 
 
 def ack(scid, dcid, cum, base, sack, ecn, ts, hold, grant, ev, echo, flags=0):
@@ -150,8 +161,9 @@ def crafted(lua, outdir):
                                     50007, C + 7)))
     fr.append(frame(B, A, P, P, nack(77, C, C + 3, 1, 1, C + 3, C + 100)))     # 10
     fr.append(frame(A, B, 50009, P, data(C, 77, C + 3, 50009, 5, 800, 300, 100, 2000,
-                                          flags=2)))                           # 11 RETX
-    fr.append(frame(A, B, 50005, P, data(C, 77, C + 5, 50005, 5, 800, 500, 100, 1005)))  # 12 dup
+                                          flags=2, min_rtt=20000)))            # 11 RETX
+    fr.append(frame(A, B, 50005, P, data(C, 77, C + 5, 50005, 5, 800, 500, 100, 1005,
+                                          min_rtt=20000000)))                  # 12 dup
     fr.append(frame(B, A, P, P, nack(77, C, C + 6, 0, 1, C + 3, C + 100)))     # 13 count 0
     fr.append(frame(A, B, 50010, P, data(C, 77, C + 8, 50010, 6, 100, 0, 50, 3000,
                                           payload=b"\xab" * 100)))             # 14 len
@@ -197,6 +209,14 @@ def crafted(lua, outdir):
            all(one(x, "afspray.data.frag_len") == 100 and one(x, "afspray.data.msg_len") == 800
                and one(x, "afspray.data.msg_id") == 5 for x in d),
            "DATA: message id, length, fragment offsets and lengths")
+    result(one(by[11], "afspray.data.min_rtt", lambda v: int(v, 0)) == 0x138 and
+           one(by[11], "afspray.data.min_rtt_ns") == 19968 and
+           one(by[12], "afspray.data.min_rtt_ns") == 2442 << 13 and
+           not by[1]["afspray.data.min_rtt_ns"],
+           "DATA: the sender's min RTT, 64 ns units below 262 us, 12 bits of "
+           "mantissa above; none when 0",
+           "%s %s %s" % (by[11]["afspray.data.min_rtt_ns"], by[12]["afspray.data.min_rtt_ns"],
+                         by[1]["afspray.data.min_rtt_ns"]))
     result([one(x, "afspray.data.last_frag") for x in d] == [0] * 7 + [1],
            "DATA: the last fragment is marked")
     result(all(one(x, "afspray.ev") == one(x, "udp.srcport") for x in d),

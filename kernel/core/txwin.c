@@ -532,6 +532,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 			rtt -= ack->hold_ns;
 		txw_rtt_sample(tw, rtt);
 		sum->rtt_ns = rtt;
+		sum->echo_ns = ack->ts_echo;
 	}
 
 	if (sum->pkts) {

@@ -119,6 +119,8 @@ struct spray_txwin_ops {
  * @ce_pkts: of which arrived CE-marked.
  * @ce_bytes: their bytes.
  * @rtt_ns: RTT sample (ts echo minus receiver hold), 0 if none.
+ * @echo_ns: the send time of the packet of that sample (the ACK's
+ *	ts_echo), 0 if none.
  * @cum_advanced: the cumulative ack moved.
  */
 struct spray_txack_sum {
@@ -127,6 +129,7 @@ struct spray_txack_sum {
 	u32	ce_pkts;
 	u32	ce_bytes;
 	u32	rtt_ns;
+	u64	echo_ns;
 	bool	cum_advanced;
 };
 

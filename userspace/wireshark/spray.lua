@@ -70,7 +70,10 @@ local f = {
 	msg_len = ProtoField.uint32("afspray.data.msg_len", "Message length", base.DEC),
 	frag_off = ProtoField.uint32("afspray.data.frag_off", "Fragment offset", base.DEC),
 	frag_len = ProtoField.uint16("afspray.data.frag_len", "Fragment length", base.DEC),
-	data_reserved = ProtoField.uint16("afspray.data.reserved", "Reserved", base.HEX),
+	min_rtt = ProtoField.uint16("afspray.data.min_rtt", "Sender's min RTT (encoded)", base.HEX,
+		nil, nil, "12-bit mantissa m, 4-bit exponent e: m << e units of 64 ns; 0: none yet"),
+	min_rtt_ns = ProtoField.uint32("afspray.data.min_rtt_ns", "Sender's min RTT (ns)", base.DEC,
+		nil, nil, "the per-peer BDP: the receiver's credit is sized by it"),
 	ts_ns = ProtoField.uint64("afspray.data.ts_ns", "Sender timestamp (ns)", base.DEC),
 	frag_end = ProtoField.uint32("afspray.data.frag_end", "Fragment end", base.DEC,
 		nil, nil, "frag_off + frag_len"),
@@ -272,10 +275,11 @@ local function dissect_data(tvb, pinfo, tree, h, info)
 	end
 	it = sub:add(f.frag_off, tvb(32, 4))
 	local fl = sub:add(f.frag_len, tvb(36, 2))
-	local rsv = tvb(38, 2):uint()
-	it = sub:add(f.data_reserved, tvb(38, 2))
-	if rsv ~= 0 then
-		it:add_proto_expert_info(e.reserved)
+	local rtt = tvb(38, 2):uint()
+	sub:add(f.min_rtt, tvb(38, 2))
+	if rtt ~= 0 then
+		local ns = (rtt % 4096) * 2 ^ (6 + math.floor(rtt / 4096))
+		sub:add(f.min_rtt_ns, tvb(38, 2), math.min(ns, 4294967295)):set_generated()
 	end
 	sub:add(f.ts_ns, tvb(40, 8))
 	sub:add(f.frag_end, tvb(32, 6), frag_off + frag_len):set_generated()
