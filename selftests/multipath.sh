@@ -152,9 +152,11 @@ spray_lib_check "receiver: all 6000 messages exactly once across the failure" qu
 # for the emulator).
 spray_lib_netem_paths "loss 100%"
 res=$(ip netns exec "$h1" "$here/spray_msg" fail $H1_ADDR 0 $H2_ADDR $PORT 6)
-echo "# $res"
+echo "$res" | sed 's/^/# /'
 spray_lib_check "peer gone: ETIMEDOUT on the error queue within 6 s" \
-	[ "$(echo "$res" | awk '{ print $2 }')" = ETIMEDOUT ]
+	[ "$(echo "$res" | awk '$1 == "error" { print $2 }')" = ETIMEDOUT ]
+spray_lib_check "  its history names the peer ($H2_ADDR:$PORT)" \
+	grep -q "^history peer=$H2_ADDR:$PORT " <<<"$res"
 spray_lib_netem_paths ""
 
 # 5. Selective retransmission: 1% loss on every path, both directions, on a
