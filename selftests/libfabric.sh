@@ -189,7 +189,7 @@ a = np.arange(1 << 20, dtype=np.float64) * (c.rank + 1)
 b = np.empty_like(a)
 c.Allreduce(a, b, op=MPI.SUM)
 n = c.size
-spray_lib_ok = np.array_equal(b, np.arange(1 << 20, dtype=np.float64) * (n * (n + 1) // 2))
+ok = np.array_equal(b, np.arange(1 << 20, dtype=np.float64) * (n * (n + 1) // 2))
 ok = c.allreduce(int(ok), op=MPI.MIN)
 if c.rank == 0:
     print("checked numpy allreduce" if ok else "WRONG")
