@@ -339,6 +339,8 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	}
 	spray_mib_add(sn, SPRAY_MIB_TX_PKTS, n);
 	c->stat_tx += n;
+	/* the pick counted one packet on the EV: the train is n */
+	c->path.evs[ev].tx += n - 1;
 	if (n > 1) {
 		skb_shinfo(skb)->gso_size = seg;
 		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;

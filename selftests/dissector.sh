@@ -71,7 +71,7 @@ for i in 0 1; do
 	ip netns exec "$sw" tc qdisc change dev p$i root netem limit 10000 loss 2%
 done
 
-ip netns exec "$h1" tcpdump -i eth0 -n -U -Z root -s 160 -B 16384 \
+ip netns exec "$h1" tcpdump -i eth0 -n -U -Z root -s 0 -B 16384 \
 	-w "$tmp/cap.pcap" "udp port 4797 or icmp" 2>"$tmp/tcpdump.err" &
 TD_PID=$!
 spray_lib_check "tcpdump listens on h1's eth0" spray_lib_busywait 30000 grep -q "listening on" "$tmp/tcpdump.err"

@@ -73,6 +73,55 @@ def tshark(lua, pcap, *opts):
     return frames
 
 
+FRAME_FIELDS = ("frame.number", "udp.srcport", "udp.dstport", "_ws.col.Info")
+
+
+def flatten(o, d):
+    """Collect the values of the fields of d (a dict field -> list) from
+    one AF_SPRAY packet's subtree of tshark's JSON."""
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k in d and isinstance(v, str):
+                d[k].append(v)
+            elif k in d and isinstance(v, list) and all(isinstance(x, str) for x in v):
+                d[k].extend(v)
+            else:
+                flatten(v, d)
+    elif isinstance(o, list):
+        for x in o:
+            flatten(x, d)
+
+
+def tshark_packets(lua, pcap, *opts):
+    """Decode PCAP; a dict per AF_SPRAY packet, field -> list of values,
+    like tshark()'s frames but with the packets of a GSO train (several
+    in one frame, as captured on the sender) apart. The frame's own fields
+    (FRAME_FIELDS) are copied into each of its packets."""
+    byf = {int(f["frame.number"][0]): f for f in tshark(lua, pcap, *opts)}
+    cmd = ["tshark", "-n", "-r", pcap, "-X", "lua_script:" + lua] + list(opts)
+    cmd += ["-T", "json", "--no-duplicate-keys"]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True)
+    if out.returncode:
+        raise RuntimeError("tshark -T json: %s" % out.stderr.strip()[:500])
+    pkts = []
+    for fr in json.loads(out.stdout or "[]"):
+        layers = fr["_source"]["layers"]
+        roots = layers.get("afspray")
+        if roots is None:
+            continue
+        num = int(layers["frame"]["frame.number"])
+        for r in roots if isinstance(roots, list) else [roots]:
+            d = {k: [] for k in FIELDS}
+            flatten(r, d)
+            if not d["afspray.type"]:
+                continue        # a note, not a packet (bytes beyond the snaplen)
+            for k in FRAME_FIELDS:
+                d[k] = byf[num][k]
+            pkts.append(d)
+    return pkts
+
+
 def one(fr, k, conv=int):
     v = fr[k]
     return conv(v[0]) if v else None
@@ -183,6 +232,11 @@ def crafted(lua, outdir):
     # 24: the same bitmap with cum_psn C+3: its bits below are not SACK ranges
     fr.append(frame(B, A, P, P, ack(77, C, C + 3, C, sack, 0, 1007, 0, C + 100,
                                     50007, C + 7)))
+    # 25: a GSO train as a capture on the sender holds it: three DATA packets
+    # of one connection back to back in one datagram, the last one shorter
+    fr.append(frame(A, B, 50017, P, b"".join(
+        data(C, 77, C + 12 + i, 50017, 9, 250, 100 * i, 100 if i < 2 else 50, 7000 + i)
+        for i in range(3))))
     pcap = os.path.join(outdir, "crafted.pcap")
     write_pcap(pcap, fr)
 
@@ -197,7 +251,7 @@ def crafted(lua, outdir):
     by = {int(f["frame.number"][0]): f for f in a}
     dec = sorted(n for n, f in by.items() if f["afspray.type"] or
                  any("AF_SPRAY" in m or "version" in m for m in f["_ws.expert.message"]))
-    want = [n for n in range(1, 25) if n not in (20, 21)]
+    want = [n for n in range(1, 26) if n not in (20, 21)]
     result(dec == want, "crafted: port 4797 and 'decode as' 5000 decoded, 6000 not "
            "(heuristic off)", "decoded %s" % dec)
     d = [by[i] for i in range(1, 9)]
@@ -277,6 +331,23 @@ def crafted(lua, outdir):
     result(any("version 2" in m for m in by[18]["_ws.expert.message"]),
            "malformed: version 2")
     result(one(by[22], "afspray.type") == 5, "CLOSE: the common header")
+    tr = by[25]
+    result(ints(tr, "afspray.psn") == [(C + 12 + i) % TWO32 for i in range(3)] and
+           ints(tr, "afspray.data.frag_off") == [0, 100, 200] and
+           ints(tr, "afspray.data.frag_len") == [100, 100, 50] and
+           ints(tr, "afspray.data.last_frag") == [0, 0, 1] and
+           not tr["_ws.expert.message"] and
+           tr["_ws.col.Info"][0].startswith("train of 3: DATA"),
+           "a GSO train (3 DATA packets in one datagram): each packet decoded, "
+           "none malformed", "%s %s" % (tr["afspray.psn"], tr["_ws.expert.message"]))
+    try:
+        pk = [x for x in tshark_packets(lua, pcap, "-Y", "frame.number == 25")]
+    except RuntimeError as e:
+        pk = []
+        print("# %s" % e)
+    result(len(pk) == 3 and [one(x, "afspray.analysis.tx_count") for x in pk] == [1, 1, 1]
+           and all(one(x, "frame.number") == 25 for x in pk),
+           "  three packets of frame 25 in the JSON output, each first transmitted")
 
     # B: the port moved to 6000 by preference, heuristic on
     try:
@@ -305,11 +376,17 @@ def live(lua, pcap, d):
     peers, paths = load(os.path.join(d, "peers.json")), load(os.path.join(d, "paths.json"))
     count, size = (int(x) for x in open(os.path.join(d, "transfer")).read().split())
     try:
-        frames = tshark(lua, pcap, "-Y", "afspray")
+        frames = tshark_packets(lua, pcap, "-Y", "afspray")
     except RuntimeError as e:
         result(False, "live: tshark decodes the capture", str(e))
         return
-    result(len(frames) > 0, "live: AF_SPRAY frames in the capture (%d)" % len(frames))
+    trains = {}
+    for f in frames:
+        trains[one(f, "frame.number")] = trains.get(one(f, "frame.number"), 0) + 1
+    result(len(frames) > 0, "live: AF_SPRAY packets in the capture (%d in %d frames; "
+           "%d frames are GSO trains of up to %d packets)" % (
+               len(frames), len(trains), sum(1 for n in trains.values() if n > 1),
+               max(trains.values() or [0])))
     snd = [p for p in peers if p["remote"].endswith(":7000") and p["local-cid"]]
     result(len(snd) == 1, "live: the sender's connection in sprayctl peers")
     if len(snd) != 1:
@@ -384,7 +461,8 @@ def live(lua, pcap, d):
         ok = ok and sum(one(f, "afspray.data.last_frag") for f in fs) == 1
     result(ok, "live: each message's fragments tile 0..%d exactly once" % size)
     by_psn = {one(f, "afspray.psn"): f for f in orig}
-    result(all(one(f, "afspray.data.frag_off") == one(by_psn[one(f, "afspray.psn")],
+    result(all(one(f, "afspray.psn") in by_psn and
+               one(f, "afspray.data.frag_off") == one(by_psn[one(f, "afspray.psn")],
                                                       "afspray.data.frag_off") and
                one(f, "afspray.data.msg_id") == one(by_psn[one(f, "afspray.psn")],
                                                     "afspray.data.msg_id") for f in retx),
