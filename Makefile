@@ -25,11 +25,14 @@ DESTDIR	?=
 
 # Copy the sources into build/KVER, only those whose content changed: a
 # copy keeps a fresh time stamp so kbuild never trusts an object compiled
-# from an older copy.
+# from an older copy. Sources that moved or went are removed from the copy
+# (a stale header there would shadow the real one).
 SYNC = mkdir -p $(BUILD) && for f in Kbuild $$(find kernel include -type f); do \
-	d=$(BUILD)/$$f; mkdir -p $$(dirname $$d); cmp -s $$f $$d || cp $$f $$d; done
+	d=$(BUILD)/$$f; mkdir -p $$(dirname $$d); cmp -s $$f $$d || cp $$f $$d; done; \
+	for d in $$(cd $(BUILD) && find kernel include -name '*.[ch]' 2>/dev/null); do \
+	[ -e $$d ] || rm -f $(BUILD)/$$d $(BUILD)/$${d%.[ch]}.o; done
 
-KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h include/uapi/linux/*.h)
+KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h include/uapi/linux/*.h include/trace/events/*.h)
 
 .PHONY: all module modules-all tools selftests unit check style install \
 	uninstall test demo bench debug-kernel test-debug fuzz clean FORCE
@@ -71,6 +74,11 @@ style:
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
 		-f $(filter-out kernel/netlink-gen.%,$(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h)) \
 		include/uapi/linux/spray.h
+	@# TRACE_EVENT()'s own layout (open-ended lines, field lists in
+	@# macros), as in every trace header of the kernel
+	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT,COMPLEX_MACRO \
+		-f include/trace/events/spray.h
 
 install: module tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) INSTALL_MOD_DIR=updates modules_install

@@ -339,19 +339,42 @@ static int spray_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	return spray_conn_sendmsg(ss, &to, msg, len, cookie);
 }
 
+/* The history of a failed message, as SPRAY_CMSG_HISTORY gives it. */
+static void spray_tmsg_history(const struct spray_tmsg *m,
+			       struct spray_msg_history *h)
+{
+	u8 i;
+
+	BUILD_BUG_ON(SPRAY_TMSG_HIST_EVS != SPRAY_HIST_EVS);
+	spray_addr_to_user(&m->dst, &h->sh_peer);
+	h->sh_conn_id = m->conn_id;
+	h->sh_msg_id = m->msg_id;
+	h->sh_ack_age_us = m->ack_age_us;
+	h->sh_retx_rack = m->hist.retx[SPRAY_LOSS_RACK - 1];
+	h->sh_retx_nack = m->hist.retx[SPRAY_LOSS_NACK - 1];
+	h->sh_retx_rto = m->hist.retx[SPRAY_LOSS_RTO - 1];
+	h->sh_retx_refused = m->hist.retx[SPRAY_LOSS_REFUSED - 1];
+	h->sh_nacks = m->hist.nacks;
+	h->sh_rtos = m->hist.rtos;
+	h->sh_nr_evs = m->hist.nevs;
+	for (i = 0; i < m->hist.nevs && i < SPRAY_HIST_EVS; i++)
+		h->sh_evs[i] = m->hist.evs[i];
+}
+
 /*
  * recvmsg(MSG_ERRQUEUE): the oldest message that will not be delivered.
  * Returns as much of its data as @len takes (MSG_TRUNC if it is longer,
  * as for a message; with MSG_TRUNC in @flags its whole length), nothing if
  * the receive buffer had no room to keep it; the destination in msg_name,
- * SPRAY_CMSG_ERR (sock_extended_err, ee_info its length) and
- * SPRAY_CMSG_COOKIE.
+ * SPRAY_CMSG_ERR (sock_extended_err, ee_info its length),
+ * SPRAY_CMSG_COOKIE and SPRAY_CMSG_HISTORY.
  */
 static int spray_recv_error(struct sock *sk, struct msghdr *msg, size_t len,
 			    int flags)
 {
 	struct spray_sock *ss = spray_sk(sk);
 	struct sock_extended_err ee = {};
+	struct spray_msg_history h = {};
 	struct spray_tmsg *m;
 	u32 have, copied;
 	int err = 0;
@@ -361,9 +384,9 @@ static int spray_recv_error(struct sock *sk, struct msghdr *msg, size_t len,
 	m = spray_sock_pop_error(ss);
 	if (!m)
 		return -EAGAIN;
-	have = m->buf ? m->len : 0;
+	have = m->buf || m->chunks ? m->len : 0;
 	copied = min_t(size_t, len, have);
-	if (copied && copy_to_iter(m->buf, copied, &msg->msg_iter) != copied)
+	if (copied && spray_tmsg_copy_to(m, copied, &msg->msg_iter) != copied)
 		err = -EFAULT;
 	if (copied < have)
 		msg->msg_flags |= MSG_TRUNC;
@@ -379,6 +402,11 @@ static int spray_recv_error(struct sock *sk, struct msghdr *msg, size_t len,
 	if (!err)
 		err = put_cmsg(msg, SOL_SPRAY, SPRAY_CMSG_COOKIE,
 			       sizeof(m->cookie), &m->cookie);
+	if (!err) {
+		spray_tmsg_history(m, &h);
+		err = put_cmsg(msg, SOL_SPRAY, SPRAY_CMSG_HISTORY, sizeof(h),
+			       &h);
+	}
 	msg->msg_flags |= MSG_ERRQUEUE;
 	spray_tmsg_free_error(ss, m);
 	if (err)
@@ -659,6 +687,8 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	spin_lock_init(&ss->lock);
 	INIT_LIST_HEAD(&ss->rxq);
 	INIT_LIST_HEAD(&ss->errq);
+	INIT_LIST_HEAD(&ss->failing);
+	INIT_LIST_HEAD(&ss->rconns);
 	spray_sock_init_linger(ss);
 	ss->cc_mode = READ_ONCE(spray_net(net)->cfg.cc_mode);
 	return 0;

@@ -33,6 +33,7 @@
 
 #include "conn.h"
 #include "netlink.h"
+#include <trace/events/spray.h>
 
 static void spray_conn_free_work(struct work_struct *work);
 static void spray_sock_linger_work(struct work_struct *work);
@@ -94,8 +95,9 @@ struct spray_net *spray_conn_net(const struct spray_conn *c)
 
 /*
  * Congestion control settings of a connection: the socket's mode, the
- * namespace's bdp-bytes; @mtu the payload of a full packet (0: not known
- * yet, the default until the sending half is set up).
+ * namespace's bdp-bytes (the cap of the peer's BDP, which is learned);
+ * @mtu the payload of a full packet (0: not known yet, the default until
+ * the sending half is set up).
  */
 static void spray_conn_cc_init(struct spray_conn *c, u32 mtu)
 {
@@ -107,7 +109,8 @@ static void spray_conn_cc_init(struct spray_conn *c, u32 mtu)
 	cc->bdp_bytes = READ_ONCE(sn->cfg.bdp_bytes);
 	if (mtu)
 		cc->mtu = mtu;
-	/* derived from mtu and bdp_bytes by the check */
+	/* derived from mtu and bdp_bytes (the cap) by the check */
+	cc->bdp_min = 0;
 	cc->min_cwnd = 0;
 	cc->max_cwnd = 0;
 	cc->init_cwnd = 0;
@@ -129,6 +132,7 @@ struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	c->ss = ss;
 	c->remote = *remote;
 	INIT_LIST_HEAD(&c->tmsgs);
+	INIT_LIST_HEAD(&c->rnode);
 	INIT_LIST_HEAD(&c->rmsgs);
 	INIT_LIST_HEAD(&c->rdone);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
@@ -185,13 +189,175 @@ void spray_rmem_uncharge(struct sock *sk, u32 size)
 	sk_mem_uncharge(sk, size);
 }
 
-/* What a message being sent holds: its record and its data (kvmalloc). */
+/*
+ * What a message being sent holds: its record and its data (a buffer, or
+ * page chunks and their array: spray_tmsg_alloc_data()).
+ */
 u32 spray_tmsg_charge(u32 len)
 {
-	u32 data = len <= PAGE_SIZE ? kmalloc_size_roundup(len) :
-				      PAGE_ALIGN(len);
+	u32 data = len <= SPRAY_TMSG_LINEAR ? kmalloc_size_roundup(len) :
+		   PAGE_ALIGN(len) + kmalloc_size_roundup(sizeof(struct page *) *
+							  DIV_ROUND_UP(len, PAGE_SIZE));
 
 	return kmalloc_size_roundup(sizeof(struct spray_tmsg)) + data;
+}
+
+/* Chunk @i's order: @m->order, the last one's as small as it can be. */
+static unsigned int spray_tmsg_chunk_order(const struct spray_tmsg *m,
+					   u32 len, u32 i)
+{
+	return min_t(unsigned int, m->order,
+		     get_order(len - (i << (PAGE_SHIFT + m->order))));
+}
+
+/* Chunks of order @order for @len bytes, the last one as small as it can be. */
+static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u32 len, u8 order)
+{
+	u32 ch = PAGE_SIZE << order, n = DIV_ROUND_UP(len, ch), i;
+
+	m->chunks = kcalloc(n, sizeof(*m->chunks), GFP_KERNEL);
+	if (!m->chunks)
+		return -ENOMEM;
+	m->nchunks = n;
+	m->order = order;
+	for (i = 0; i < n; i++) {
+		m->chunks[i] = spray_page_alloc(spray_tmsg_chunk_order(m, len, i),
+						GFP_KERNEL | __GFP_NOWARN);
+		if (!m->chunks[i]) {
+			spray_tmsg_free_data(m);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * spray_tmsg_alloc_data() - the memory for a message's @len bytes
+ * @m: the message
+ * @len: its length
+ *
+ * Process context. Chunks of 32 KiB where the page allocator has them
+ * without effort, else pages.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len)
+{
+	if (len <= SPRAY_TMSG_LINEAR) {
+		m->buf = kmalloc(len, GFP_KERNEL);
+		return m->buf ? 0 : -ENOMEM;
+	}
+	if (!spray_tmsg_alloc_chunks(m, len, SPRAY_TMSG_ORDER))
+		return 0;
+	return spray_tmsg_alloc_chunks(m, len, 0);
+}
+
+/* The data goes; the packets still in flight keep their pages. */
+void spray_tmsg_free_data(struct spray_tmsg *m)
+{
+	u16 i;
+
+	kfree(m->buf);
+	m->buf = NULL;
+	for (i = 0; m->chunks && i < m->nchunks && m->chunks[i]; i++)
+		spray_page_free(m->chunks[i],
+				spray_tmsg_chunk_order(m, m->len, i));
+	kfree(m->chunks);
+	m->chunks = NULL;
+	m->nchunks = 0;
+}
+
+/* Where byte @off of @m lies: its chunk, the offset in it, bytes from there. */
+static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
+				  u32 *poff, u32 *avail)
+{
+	u32 i = off >> (PAGE_SHIFT + m->order);
+
+	*poff = off - (i << (PAGE_SHIFT + m->order));
+	*avail = min((PAGE_SIZE << m->order) - *poff, m->len - off);
+	return m->chunks[i];
+}
+
+/* Copy the user's bytes in: all of them, or -EFAULT. */
+int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
+{
+	u32 off, poff, n;
+	struct page *pg;
+
+	if (m->buf)
+		return copy_from_iter_full(m->buf, m->len, from) ? 0 : -EFAULT;
+	for (off = 0; off < m->len; off += n) {
+		pg = spray_tmsg_at(m, off, &poff, &n);
+		/* no __GFP_HIGHMEM: a chunk is mapped whole */
+		if (!copy_from_iter_full(page_address(pg) + poff, n, from))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* Copy the first @len bytes out (the error queue); bytes copied. */
+size_t spray_tmsg_copy_to(const struct spray_tmsg *m, size_t len,
+			  struct iov_iter *to)
+{
+	u32 off, poff, n;
+	size_t done = 0;
+	struct page *pg;
+
+	len = min_t(size_t, len, m->len);
+	if (m->buf)
+		return copy_to_iter(m->buf, len, to);
+	if (!m->chunks)
+		return 0;
+	for (off = 0; off < len; off += n) {
+		pg = spray_tmsg_at(m, off, &poff, &n);
+		n = min_t(u32, n, len - off);
+		if (copy_to_iter(page_address(pg) + poff, n, to) != n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/* How many skb frags bytes [@off, @off + @len) of a chunked @m take. */
+u32 spray_tmsg_nr_frags(const struct spray_tmsg *m, u32 off, u32 len)
+{
+	u32 sh = PAGE_SHIFT + m->order;
+
+	return ((off + len - 1) >> sh) - (off >> sh) + 1;
+}
+
+/**
+ * spray_skb_add_tmsg() - append bytes of a chunked message to an skb, by
+ *	reference
+ * @skb: the packet
+ * @m: the message (@m->chunks)
+ * @off: first byte
+ * @len: how many
+ *
+ * Each frag holds a reference to its chunk: the message may go before the
+ * packet does.
+ *
+ * Return: 0, or -EMSGSIZE if the skb has no frags left for them.
+ */
+int spray_skb_add_tmsg(struct sk_buff *skb, const struct spray_tmsg *m,
+		       u32 off, u32 len)
+{
+	u32 end = off + len, poff, n;
+	struct page *pg;
+
+	if (skb_shinfo(skb)->nr_frags + spray_tmsg_nr_frags(m, off, len) >
+	    MAX_SKB_FRAGS)
+		return -EMSGSIZE;
+	for (; off < end; off += n) {
+		pg = spray_tmsg_at(m, off, &poff, &n);
+		n = min(n, end - off);
+		get_page(pg);
+		skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, pg, poff, n);
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+	}
+	return 0;
 }
 
 /* An error queue entry whose data did not fit the receive buffer. */
@@ -225,13 +391,28 @@ static u32 spray_tmsg_unacked(const struct spray_tmsg *m)
 	return (m->abandoned ? m->next_off : m->len) - m->acked;
 }
 
-static void spray_tmsg_free(struct spray_sock *ss, struct spray_tmsg *m)
+/* @m leaves the connection's queue: the next to send from may be the next. */
+static void spray_tmsg_unnext(struct spray_conn *c, struct spray_tmsg *m)
+{
+	if (c->tx_next == m)
+		c->tx_next = list_is_last(&m->node, &c->tmsgs) ? NULL :
+			     list_next_entry(m, node);
+}
+
+/* @m, off its list, goes with its memory and its bytes in SIOCOUTQ. */
+static void spray_tmsg_release(struct spray_sock *ss, struct spray_tmsg *m)
 {
 	list_del(&m->node);
 	WRITE_ONCE(ss->tx_bytes, ss->tx_bytes - spray_tmsg_unacked(m));
 	spray_wmem_uncharge(&ss->sk, m->charge);
-	kvfree(m->buf);
+	spray_tmsg_free_data(m);
 	kfree(m);
+}
+
+static void spray_tmsg_free(struct spray_conn *c, struct spray_tmsg *m)
+{
+	spray_tmsg_unnext(c, m);
+	spray_tmsg_release(c->ss, m);
 }
 
 /**
@@ -244,7 +425,7 @@ void spray_tmsg_free_error(struct spray_sock *ss, struct spray_tmsg *m)
 	spin_lock_bh(&ss->lock);
 	spray_rmem_uncharge(&ss->sk, m->charge);
 	spin_unlock_bh(&ss->lock);
-	kvfree(m->buf);
+	spray_tmsg_free_data(m);
 	kfree(m);
 }
 
@@ -271,6 +452,8 @@ struct spray_tmsg *spray_sock_pop_error(struct spray_sock *ss)
 
 void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm)
 {
+	if (c->rx_last == rm)
+		c->rx_last = NULL;
 	if (rm->skipped)
 		return;
 	c->rx_left_bytes -= rm->len - rm->got;
@@ -284,7 +467,7 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 	list_del(&rm->node);
 	for (i = 0; i < rm->npages; i++)
 		if (rm->pages[i])
-			__free_page(rm->pages[i]);
+			spray_page_free(rm->pages[i], 0);
 	if (rm->charge)
 		spray_rmem_uncharge(&ss->sk, rm->charge);
 	bitmap_free(rm->fmap);
@@ -332,23 +515,40 @@ void spray_write_space(struct sock *sk)
 }
 
 /*
+ * A failure that the error queue cannot hold (SPRAY_MAX_ERRQ entries, or no
+ * memory): the next recvmsg() fails with ENOBUFS, as a netlink socket that
+ * dropped a message says so, and poll() reports EPOLLERR. The application
+ * knows that messages failed without a report of their own (msg-failed
+ * counts them all). Nobody is told on a closing socket.
+ */
+static void spray_errq_lost(struct spray_sock *ss)
+{
+	if (ss->closing)
+		return;
+	WRITE_ONCE(ss->sk.sk_err, ENOBUFS);
+	sk_error_report(&ss->sk);
+}
+
+/*
  * Report a message that will not be delivered on the error queue
  * (recvmsg(MSG_ERRQUEUE)): the destination, the user's cookie, an errno
  * and the message itself. Its memory moves from the send queue to the
  * receive buffer; if the buffer has no room, the entry goes without its
- * data; beyond SPRAY_MAX_ERRQ entries (or for a closed socket) the failure
- * is only counted.
+ * data; beyond SPRAY_MAX_ERRQ entries the failure is counted and the
+ * socket's error set (spray_errq_lost()); on a closed socket, only counted.
  */
-static void spray_tmsg_fail(struct spray_conn *c, struct spray_tmsg *m,
-			    int err)
+static void spray_tmsg_report(struct spray_sock *ss, struct spray_tmsg *m,
+			      int err, const struct spray_addr *dst,
+			      u32 conn_id, u32 ack_age_us)
 {
-	struct spray_sock *ss = c->ss;
 	struct sock *sk = &ss->sk;
 	u32 nodata;
 
-	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_MSG_FAILED);
+	spray_mib_inc(spray_net(sock_net(sk)), SPRAY_MIB_MSG_FAILED);
+	trace_spray_msg_failed(conn_id, dst, m, err, ack_age_us);
 	if (ss->closing || ss->errq_len >= SPRAY_MAX_ERRQ) {
-		spray_tmsg_free(ss, m);
+		spray_tmsg_release(ss, m);
+		spray_errq_lost(ss);
 		return;
 	}
 	list_del(&m->node);
@@ -356,17 +556,89 @@ static void spray_tmsg_fail(struct spray_conn *c, struct spray_tmsg *m,
 	spray_wmem_uncharge(sk, m->charge);
 	if (atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf) ||
 	    !spray_rmem_charge(sk, m->charge)) {
-		kvfree(m->buf);
-		m->buf = NULL;
+		spray_tmsg_free_data(m);
 		nodata = spray_tmsg_charge_nodata();
 		/* at the hard memory limit the entry goes uncharged */
 		m->charge = spray_rmem_charge(sk, nodata) ? nodata : 0;
 	}
 	m->err = err;
-	m->dst = c->remote;
+	m->dst = *dst;
+	m->conn_id = conn_id;
+	m->ack_age_us = ack_age_us;
 	list_add_tail(&m->node, &ss->errq);
 	WRITE_ONCE(ss->errq_len, ss->errq_len + 1);
 	sk_error_report(sk);
+}
+
+static void spray_tmsg_fail(struct spray_conn *c, struct spray_tmsg *m,
+			    int err)
+{
+	spray_tmsg_unnext(c, m);
+	spray_tmsg_report(c->ss, m, err, &c->remote, c->id,
+			  spray_conn_ack_age_us(c, ktime_get_ns()));
+}
+
+/*
+ * The messages of a connection that failed, on their way to the error
+ * queue: taken off the connection at once (O(1), in softirq), reported in
+ * process context a few at a time (spray_sock_fail_work()), for a socket
+ * may have queued hundreds of thousands of small messages, whose freeing
+ * would hold a CPU in softirq for as long.
+ */
+struct spray_failbatch {
+	struct list_head	node;
+	struct list_head	msgs;
+	struct spray_addr	dst;
+	int			err;
+	u32			conn_id;
+	u32			ack_age_us;
+};
+
+#define SPRAY_FAIL_CHUNK	64
+
+/* Report up to SPRAY_FAIL_CHUNK failed messages; false when none is left. */
+static bool spray_sock_fail_some(struct spray_sock *ss)
+{
+	struct spray_failbatch *b;
+	struct spray_tmsg *m;
+	unsigned int n;
+	bool more;
+
+	spin_lock_bh(&ss->lock);
+	b = list_first_entry_or_null(&ss->failing, struct spray_failbatch,
+				     node);
+	for (n = 0; b && n < SPRAY_FAIL_CHUNK && !list_empty(&b->msgs); n++) {
+		m = list_first_entry(&b->msgs, struct spray_tmsg, node);
+		if (m->abandoned)
+			spray_tmsg_release(ss, m);
+		else
+			spray_tmsg_report(ss, m, b->err, &b->dst, b->conn_id,
+					  b->ack_age_us);
+	}
+	if (b && list_empty(&b->msgs)) {
+		list_del(&b->node);
+		kfree(b);
+	}
+	more = !list_empty(&ss->failing);
+	spin_unlock_bh(&ss->lock);
+	if (n)
+		spray_write_space(&ss->sk);
+	return more;
+}
+
+static void spray_sock_fail_drain(struct spray_sock *ss)
+{
+	while (spray_sock_fail_some(ss))
+		cond_resched();
+}
+
+static void spray_sock_fail_work(struct work_struct *work)
+{
+	struct spray_sock *ss = container_of(work, struct spray_sock,
+					     fail_work);
+
+	spray_sock_fail_drain(ss);
+	sock_put(&ss->sk);
 }
 
 /* ---- the sending half ---- */
@@ -378,9 +650,34 @@ void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up)
 	struct spray_addr local;
 
 	spray_mib_inc(sn, up ? SPRAY_MIB_PATH_UP : SPRAY_MIB_PATH_DOWN);
+	trace_spray_ev_state(c, idx, up);
 	spray_conn_local_addr(c, &local);
 	spray_nl_notify_path(sn->net, &local, &c->remote,
 			     spray_path_port(&c->path, idx), up);
+}
+
+/*
+ * The sender's window, and the grant the peer gave us, changed since the
+ * tracepoints last said: tell them (a compare per ACK otherwise).
+ */
+void spray_conn_trace_cc(struct spray_conn *c)
+{
+	u32 old;
+
+	if (!c->tx_ready)
+		return;
+	if (c->nscc.cwnd != c->tr_cwnd) {
+		old = c->tr_cwnd;
+		c->tr_cwnd = c->nscc.cwnd;
+		trace_spray_cwnd(c, old);
+	}
+	if (c->tw.grant != c->tr_grant) {
+		old = c->tr_grant;
+		c->tr_grant = c->tw.grant;
+		trace_spray_credit(c, false, c->tw.grant, old,
+				   spray_psn_after(c->tw.grant, c->tw.nxt) ?
+				   c->tw.grant - c->tw.nxt : 0);
+	}
 }
 
 static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
@@ -389,12 +686,19 @@ static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 	struct spray_conn *c = ctx;
 	struct spray_tmsg *m;
 
-	spray_path_on_ack(&c->path, rec->ev, ce, ktime_get_ns());
+	spray_path_on_ack(&c->path, rec->ev, ce, c->ops_now);
+	/* a marked path is no place for trains: one packet per EV again */
+	if (++c->train_calm >= 64 && !ce && c->train < SPRAY_TRAIN_MAX) {
+		c->train++;
+		c->train_calm = 0;
+	}
 	if (ce) {
+		c->train = 1;
+		c->train_calm = 0;
 		c->stat_ecn++;
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ECN_ECHO);
 	}
-	m = spray_tmsg_find(c, rec->msg_id);
+	m = rec->msg;
 	if (!m)
 		return;
 	m->acked += rec->len;
@@ -402,10 +706,11 @@ static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 	if (m->abandoned) {
 		/* failed already: gone once what was sent is acknowledged */
 		if (m->acked >= m->next_off)
-			spray_tmsg_free(c->ss, m);
+			spray_tmsg_free(c, m);
 	} else if (m->acked >= m->len) {
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_MSGS);
-		spray_tmsg_free(c->ss, m);
+		trace_spray_msg_delivered(c, m->msg_id, m->len, m->cookie);
+		spray_tmsg_free(c, m);
 	}
 }
 
@@ -413,12 +718,22 @@ static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 			  enum spray_loss_why why)
 {
 	struct spray_conn *c = ctx;
-	u64 now = ktime_get_ns();
+	struct spray_tmsg *m = rec->msg;
+	u64 now = c->ops_now;
 	bool was_down;
 
+	trace_spray_pkt_lost(c, psn, rec, why);
 	/* refused by the receiver: its path and the network are fine */
 	if (why == SPRAY_LOSS_REFUSED)
 		return;
+	/* one RTO expiry counts once in the message's history */
+	if (why == SPRAY_LOSS_RTO && m && m->hist.rto_mark != (u16)c->rtos) {
+		m->hist.rto_mark = (u16)c->rtos;
+		spray_hist_inc(&m->hist.rtos);
+	}
+	/* a loss costs a train all its packets: single packets again */
+	c->train = 1;
+	c->train_calm = 0;
 	was_down = rec->ev < c->path.cfg.n &&
 		   c->evs[rec->ev].state == SPRAY_EV_DOWN;
 	spray_path_on_loss(&c->path, rec->ev, now);
@@ -493,38 +808,63 @@ int spray_tx_restart(struct spray_conn *c)
 	if (err)
 		return err;
 	c->tw.refusal_costs = c->lingering;
+	c->train = 1;
 	spray_nscc_init(&c->nscc, &c->cc);
+	c->tx_next = NULL;
 	list_for_each_entry_safe(m, tmp, &c->tmsgs, node) {
 		if (m->abandoned) {
-			spray_tmsg_free(c->ss, m);
+			spray_tmsg_free(c, m);
 			continue;
 		}
 		WRITE_ONCE(c->ss->tx_bytes, c->ss->tx_bytes + m->acked);
 		m->msg_id = c->next_msg_id++;
 		m->next_off = 0;
 		m->acked = 0;
+		if (!c->tx_next)
+			c->tx_next = m;
 	}
 	return 0;
 }
 
-/* Fail every queued message with @err and start afresh. */
+/*
+ * Fail every queued message with @err and start afresh. The messages go to
+ * the error queue from process context (struct spray_failbatch); without
+ * memory for that, here.
+ */
 void spray_tx_fail_all(struct spray_conn *c, int err)
 {
+	struct spray_sock *ss = c->ss;
+	struct spray_failbatch *b;
 	struct spray_tmsg *m, *tmp;
 	struct spray_addr local;
 
+	lockdep_assert_held(&ss->lock);
 	spray_conn_local_addr(c, &local);
 	spray_nl_notify_unreachable(spray_conn_net(c)->net, &local, &c->remote,
 				    err);
+	b = list_empty(&c->tmsgs) ? NULL : kmalloc(sizeof(*b), GFP_ATOMIC);
+	if (b) {
+		INIT_LIST_HEAD(&b->msgs);
+		list_splice_init(&c->tmsgs, &b->msgs);
+		c->tx_next = NULL;
+		b->dst = c->remote;
+		b->err = err;
+		b->conn_id = c->id;
+		b->ack_age_us = spray_conn_ack_age_us(c, ktime_get_ns());
+		list_add_tail(&b->node, &ss->failing);
+		sock_hold(&ss->sk);
+		if (!queue_work(spray_wq, &ss->fail_work))
+			sock_put(&ss->sk);
+	}
 	list_for_each_entry_safe(m, tmp, &c->tmsgs, node) {
 		if (m->abandoned)
-			spray_tmsg_free(c->ss, m);
+			spray_tmsg_free(c, m);
 		else
 			spray_tmsg_fail(c, m, err);
 	}
 	/* the settings were valid when the connection started: they still are */
 	WARN_ON_ONCE(spray_tx_restart(c));
-	spray_write_space(&c->ss->sk);
+	spray_write_space(&ss->sk);
 }
 
 /*
@@ -539,7 +879,7 @@ void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 
 	if (!rec)
 		return;
-	m = spray_tmsg_find(c, rec->msg_id);
+	m = rec->msg;
 	if (!m || m->abandoned)
 		return;
 	if (m->acked >= m->next_off) {
@@ -548,6 +888,8 @@ void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 	}
 	/* the error goes now; the record stays until its psns are acked */
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_MSG_FAILED);
+	trace_spray_msg_failed(c->id, &c->remote, m, EMSGSIZE,
+			       spray_conn_ack_age_us(c, ktime_get_ns()));
 	m->abandoned = true;
 	WRITE_ONCE(c->ss->tx_bytes, c->ss->tx_bytes - (m->len - m->next_off));
 	if (!c->ss->closing && c->ss->errq_len < SPRAY_MAX_ERRQ) {
@@ -561,13 +903,18 @@ void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 			e->cookie = m->cookie;
 			e->err = EMSGSIZE;
 			e->dst = c->remote;
+			e->msg_id = m->msg_id;
+			e->hist = m->hist;
+			e->conn_id = c->id;
+			e->ack_age_us = spray_conn_ack_age_us(c, ktime_get_ns());
 			list_add_tail(&e->node, &c->ss->errq);
 			WRITE_ONCE(c->ss->errq_len, c->ss->errq_len + 1);
 			sk_error_report(&c->ss->sk);
-		} else {
-			kfree(e);
+			return;
 		}
+		kfree(e);
 	}
+	spray_errq_lost(c->ss);
 }
 
 /* The sending half, allocated on the first message to the peer. */
@@ -611,17 +958,31 @@ err_free:
 
 void spray_conn_free(struct spray_conn *c)
 {
-	struct spray_tmsg *m, *tmp;
 	struct spray_sock *ss = c->ss;
+	struct spray_tmsg *m;
+	LIST_HEAD(dead);
+	unsigned int n;
 
+	might_sleep();
 	hrtimer_cancel(&c->timer);
 	spin_lock_bh(&ss->lock);
-	list_for_each_entry_safe(m, tmp, &c->tmsgs, node)
-		spray_tmsg_free(ss, m);
+	list_splice_init(&c->tmsgs, &dead);
+	c->tx_next = NULL;
 	spray_conn_free_rx(c);
 	if (c->peer_cid)
 		spray_rcc_deactivate(&ss->rcc, &c->rcc);
+	list_del_init(&c->rnode);
 	spin_unlock_bh(&ss->lock);
+	/* a few at a time: there may be very many */
+	while (!list_empty(&dead)) {
+		spin_lock_bh(&ss->lock);
+		for (n = 0; n < SPRAY_FAIL_CHUNK && !list_empty(&dead); n++) {
+			m = list_first_entry(&dead, struct spray_tmsg, node);
+			spray_tmsg_release(ss, m);
+		}
+		spin_unlock_bh(&ss->lock);
+		cond_resched();
+	}
 	kvfree(c->ring);
 	kfree(c->evs);
 	kfree(c);
@@ -752,8 +1113,12 @@ out:
  * spray_sock_rmem_freed() - the application read: open the receive windows
  * @ss: the socket
  *
- * Called after recvmsg() freed a message: connections whose grant can now
- * move forward tell their sender at once.
+ * Called after recvmsg() freed a message. Of the connections that receive
+ * (&spray_sock.rconns, not every connection of the socket), those whose
+ * packets were refused are told to send again (NACK RESUME), and those
+ * whose grant moved by more than the credit their sender still had get
+ * an ACK with it, as TCP announces a window only when it grew enough: a
+ * sender with credit left learns the new grant from the next ACK anyway.
  */
 void spray_sock_rmem_freed(struct spray_sock *ss)
 {
@@ -761,21 +1126,23 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
 	struct sk_buff_head q;
 	struct spray_conn *c;
 	u64 now = ktime_get_ns();
-	unsigned int i;
+	u32 old, left;
 
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
-	for (i = 0; i < ARRAY_SIZE(ss->conns) && !ss->dead; i++)
-		hlist_for_each_entry(c, &ss->conns[i], node) {
-			u32 old = c->rcc.grant;
-
-			if (!c->peer_cid)
-				continue;
-			if (c->rx_resume)
-				spray_queue_resume(c, &q);
-			else if (spray_conn_grant(c) != old)
-				spray_queue_ack(c, now, &q);
+	list_for_each_entry(c, &ss->rconns, rnode) {
+		if (ss->dead)
+			break;
+		if (c->rx_resume) {
+			spray_queue_resume(c, &q);
+			continue;
 		}
+		old = c->rcc.grant;
+		/* what the sender may still send (psns it sent: up to high) */
+		left = spray_psn_after(old, c->rx.high) ? old - c->rx.high : 0;
+		if (spray_conn_grant(c) - old >= max(left, 1U))
+			spray_queue_ack(c, now, &q);
+	}
 	spin_unlock_bh(&ss->lock);
 	spray_xmit_queue(sn, &q);
 }
@@ -808,7 +1175,7 @@ unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop)
 	list_for_each_entry_safe(m, mtmp, &ss->errq, node) {
 		list_del(&m->node);
 		spray_rmem_uncharge(&ss->sk, m->charge);
-		kvfree(m->buf);
+		spray_tmsg_free_data(m);
 		kfree(m);
 	}
 	ss->errq_len = 0;
@@ -882,6 +1249,8 @@ void spray_sock_teardown(struct spray_sock *ss)
 
 	spray_port_unbind(sn, ss);
 	spray_sock_close_rx(ss, true);
+	/* failures still on their way: closing, they are only counted */
+	spray_sock_fail_drain(ss);
 	spin_lock_bh(&ss->lock);
 	ss->dead = true;
 	for (i = 0; i < ARRAY_SIZE(ss->conns); i++) {
@@ -907,6 +1276,7 @@ void spray_sock_teardown(struct spray_sock *ss)
 /* A new socket: nothing lingers yet. */
 void spray_sock_init_linger(struct spray_sock *ss)
 {
+	INIT_WORK(&ss->fail_work, spray_sock_fail_work);
 	INIT_WORK(&ss->linger_work, spray_sock_linger_work);
 }
 

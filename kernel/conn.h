@@ -24,6 +24,12 @@
  * then finds them late when they are not.
  */
 #define SPRAY_TX_BURST		8
+/*
+ * Packets of new data one skb may carry down the stack (a GSO train, one
+ * entropy value): up to this many, while the CPU, not the windows, limits
+ * the sender (spray_conn_pump()).
+ */
+#define SPRAY_TRAIN_MAX		16
 /* connections one socket keeps; packets opening more are dropped */
 #define SPRAY_MAX_CONNS		4096
 /*
@@ -59,6 +65,32 @@ struct spray_skb_cb {
 
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
 
+/* entropy values a message's history keeps (SPRAY_HIST_EVS of the uapi) */
+#define SPRAY_TMSG_HIST_EVS	4
+
+/**
+ * struct spray_tmsg_hist - what the transport saw for one message, reported
+ *	with it if it fails (SPRAY_CMSG_HISTORY): counters that saturate, no
+ *	allocation, a few instructions per event
+ * @retx: retransmissions of its packets, by enum spray_loss_why - 1 (rack,
+ *	nack, rto, refused)
+ * @nacks: NACKs (loss, window, no buffer) naming some of its psns
+ * @rtos: RTO expiries that declared some of its packets lost
+ * @rto_mark: the connection's &spray_conn.rtos when @rtos last counted
+ *	(one expiry counts once however many of its packets it declared lost)
+ * @evs: the last entropy values (UDP source ports) its packets went on,
+ *	newest first, each different from the one before
+ * @nevs: entries of @evs in use
+ */
+struct spray_tmsg_hist {
+	u16	retx[4];
+	u16	nacks;
+	u16	rtos;
+	u16	rto_mark;
+	u16	evs[SPRAY_TMSG_HIST_EVS];
+	u8	nevs;
+};
+
 /**
  * struct spray_tmsg - a message being sent, or one that failed
  * @node: in &spray_conn.tmsgs, in sending order; failed: in
@@ -67,6 +99,9 @@ struct spray_skb_cb {
  * @len: bytes
  * @next_off: first byte not yet sent once
  * @acked: bytes acknowledged
+ * @conn_id: on the error queue: the id of the connection it failed on
+ * @ack_age_us: on the error queue: how long before it failed the peer's
+ *	last ACK came (U32_MAX: none ever came)
  * @charge: what it costs the socket's buffer (sk_wmem_queued while sent,
  *	sk_rmem_alloc while on the error queue): the message, its metadata
  * @abandoned: failed while fragments were in flight (the receiver refused
@@ -75,22 +110,51 @@ struct spray_skb_cb {
  * @err: on the error queue: the errno
  * @dst: on the error queue: the destination
  * @cookie: the user's SPRAY_CMSG_COOKIE, reported if the message fails
- * @buf: the data (NULL on the error queue when the receive buffer had no
- *	room for it)
+ * @buf: the data of a message of at most SPRAY_TMSG_LINEAR bytes
+ * @chunks: the data of a longer one, @nchunks chunks of order @order
+ *	(the last one maybe less)
+ * @nchunks: number of @chunks
+ * @order: the chunks' order
+ * @hist: its history, for the error queue
+ *
+ * On the error queue, when the receive buffer had no room for its data,
+ * the entry has neither @buf nor @chunks.
  */
 struct spray_tmsg {
 	struct list_head	node;
 	u32			msg_id;
 	u32			len;
-	u32			next_off;
-	u32			acked;
+	union {
+		struct {	/* while it is sent */
+			u32	next_off;
+			u32	acked;
+		};
+		struct {	/* on the error queue */
+			u32	conn_id;
+			u32	ack_age_us;
+		};
+	};
 	u32			charge;
 	bool			abandoned;
 	int			err;
 	struct spray_addr	dst;
 	u64			cookie;
 	u8			*buf;
+	struct page		**chunks;
+	u16			nchunks;
+	u8			order;
+	struct spray_tmsg_hist	hist;
 };
+
+/*
+ * A message's data. Up to SPRAY_TMSG_LINEAR bytes: one kmalloc buffer,
+ * copied into its packets. Longer: chunks of PAGE_SIZE << order bytes
+ * (order SPRAY_TMSG_ORDER when the allocator has them, else 0; the last
+ * chunk as small as it can be), which its packets reference: the user's
+ * bytes are copied once, at sendmsg(), and a retransmission copies nothing.
+ */
+#define SPRAY_TMSG_LINEAR	PAGE_SIZE
+#define SPRAY_TMSG_ORDER	3
 
 /**
  * struct spray_conn - one socket's state for one peer socket
@@ -111,10 +175,19 @@ struct spray_tmsg {
  *	in our DATA's dst_cid: proof to the peer that we hear its ACKs
  * @next_msg_id: number of the next message queued
  * @tmsgs: messages queued or in flight
+ * @tx_next: the first of them with bytes never sent (a cursor: before it
+ *	everything was sent once), NULL if none
  * @frag_size: payload bytes per packet
  * @pump_more: the last pump stopped at SPRAY_TX_BURST with room left; the
  *	timer continues it at @pump_at
  * @pump_at: when the next burst may go
+ * @train: the longest train allowed now, 1..SPRAY_TRAIN_MAX: back to 1
+ *	at any loss or ECN mark, one more per 64 packets acknowledged
+ *	without either (the pump also keeps a train within an eighth of
+ *	the congestion window)
+ * @train_calm: packets acknowledged, unmarked, since @train last moved
+ * @ops_now: the time of the ACK, NACK or timer that spray_tx_ops' verdicts
+ *	come from (one clock read for all the psns of one ACK)
  * @tw: the send window
  * @ring: its records
  * @path: entropy value choice
@@ -140,7 +213,9 @@ struct spray_tmsg {
  * @rcc: receiver credit state
  * @rx_next_id: next message to deliver when the socket is ordered
  * @rmsgs: messages being reassembled
+ * @rx_last: the one the last DATA packet belonged to (most do), or NULL
  * @rdone: complete messages held back for ordered delivery
+ * @rnode: in &spray_sock.rconns while it receives (a peer incarnation)
  * @free_work: frees an idle connection outside its own timer
  * @last_active_ns: last message queued or packet received
  * @id: number of the connection in its namespace, for netlink
@@ -148,6 +223,10 @@ struct spray_tmsg {
  * @stat_retx: of those, retransmissions
  * @stat_rx: DATA packets accepted
  * @stat_ecn: acknowledged packets echoed CE-marked
+ * @ack_rx_ns: when the peer's last ACK of our incarnation came, 0 never
+ * @rtos: RTO expiries of the connection, every incarnation
+ * @tr_cwnd: the window the spray_cwnd tracepoint last reported
+ * @tr_grant: the grant the spray_credit tracepoint last reported (dir tx)
  */
 struct spray_conn {
 	struct hlist_node	node;
@@ -163,9 +242,13 @@ struct spray_conn {
 	u32			peer_ack_cid;
 	u32			next_msg_id;
 	struct list_head	tmsgs;
+	struct spray_tmsg	*tx_next;
 	u32			frag_size;
 	bool			pump_more;
 	u64			pump_at;
+	u32			train;
+	u32			train_calm;
+	u64			ops_now;
 	struct spray_txwin	tw;
 	struct spray_txrec	*ring;
 	struct spray_path	path;
@@ -189,7 +272,9 @@ struct spray_conn {
 	struct spray_rcc_conn	rcc;
 	u32			rx_next_id;
 	struct list_head	rmsgs;
+	struct spray_rmsg	*rx_last;
 	struct list_head	rdone;
+	struct list_head	rnode;
 
 	struct work_struct	free_work;
 	u64			last_active_ns;
@@ -198,6 +283,10 @@ struct spray_conn {
 	u64			stat_retx;
 	u64			stat_rx;
 	u64			stat_ecn;
+	u64			ack_rx_ns;
+	u32			rtos;
+	u32			tr_cwnd;
+	u32			tr_grant;
 };
 
 static inline void spray_conn_local_addr(const struct spray_conn *c,
@@ -208,6 +297,37 @@ static inline void spray_conn_local_addr(const struct spray_conn *c,
 		a->v6 = c->saddr;
 		a->af = ipv6_addr_v4mapped(&c->saddr) ? AF_INET : AF_INET6;
 	}
+}
+
+/* A saturating counter of a message's history. */
+static inline void spray_hist_inc(u16 *v)
+{
+	if (*v < U16_MAX)
+		(*v)++;
+}
+
+/* A packet of @m goes on entropy value @port: its history keeps the last few. */
+static inline void spray_hist_ev(struct spray_tmsg *m, u16 port)
+{
+	struct spray_tmsg_hist *h = &m->hist;
+
+	if (h->nevs && h->evs[0] == port)
+		return;
+	memmove(&h->evs[1], &h->evs[0], sizeof(h->evs) - sizeof(h->evs[0]));
+	h->evs[0] = port;
+	if (h->nevs < SPRAY_TMSG_HIST_EVS)
+		h->nevs++;
+}
+
+/* How long ago the peer's last ACK came, for a message's history. */
+static inline u32 spray_conn_ack_age_us(const struct spray_conn *c, u64 now)
+{
+	if (!c->ack_rx_ns)
+		return U32_MAX;
+	if (now <= c->ack_rx_ns)
+		return 0;
+	return (u32)min_t(u64, div_u64(now - c->ack_rx_ns, NSEC_PER_USEC),
+			  U32_MAX - 1);
 }
 
 int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
@@ -228,6 +348,7 @@ void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c);
 void spray_conn_linger_check(struct spray_conn *c);
 struct spray_net *spray_conn_net(const struct spray_conn *c);
 void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up);
+void spray_conn_trace_cc(struct spray_conn *c);
 bool spray_conn_tx_done(const struct spray_conn *c);
 int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn);
 u32 spray_new_cid(void);
@@ -261,7 +382,6 @@ void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count, u8 reason,
 		      struct sk_buff_head *q);
 void spray_queue_nacks(struct spray_conn *c, u64 now, struct sk_buff_head *q);
 void spray_queue_resume(struct spray_conn *c, struct sk_buff_head *q);
-struct spray_tmsg *spray_tmsg_find(struct spray_conn *c, u32 msg_id);
 void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q);
 
 /* input.c: packets in */
@@ -271,5 +391,18 @@ void spray_rx_close(struct spray_conn *c);
 /* timer.c */
 void spray_conn_arm(struct spray_conn *c, u64 now);
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
+
+int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len);
+void spray_tmsg_free_data(struct spray_tmsg *m);
+int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from);
+size_t spray_tmsg_copy_to(const struct spray_tmsg *m, size_t len,
+			  struct iov_iter *to);
+int spray_skb_add_tmsg(struct sk_buff *skb, const struct spray_tmsg *m,
+		       u32 off, u32 len);
+u32 spray_tmsg_nr_frags(const struct spray_tmsg *m, u32 off, u32 len);
+
+struct page *spray_page_alloc(unsigned int order, gfp_t gfp);
+void spray_page_free(struct page *pg, unsigned int order);
+void spray_page_cache_drain(void);
 
 #endif /* _SPRAY_CONN_H */

@@ -18,6 +18,51 @@
 
 #include "conn.h"
 #include "netlink.h"
+#include <trace/events/spray.h>
+
+/* ---- drops ---- */
+
+/*
+ * The kernel's reason for each of ours, for kfree_skb_reason() (skb:kfree_skb,
+ * dropwatch): out of tree, the module cannot register reasons of its own.
+ * The table of Documentation/networking/spray.rst ("Drop reasons") explains
+ * each choice; NOT_SPECIFIED where none fits.
+ */
+static const enum skb_drop_reason spray_skb_drop[__SPRAY_DROP_MAX] = {
+	[SPRAY_DROP_NONE]	= SKB_DROP_REASON_NOT_SPECIFIED,
+	[SPRAY_DROP_SHORT]	= SKB_DROP_REASON_PKT_TOO_SMALL,
+	[SPRAY_DROP_VERSION]	= SKB_DROP_REASON_UNHANDLED_PROTO,
+	[SPRAY_DROP_TYPE]	= SKB_DROP_REASON_UNHANDLED_PROTO,
+	[SPRAY_DROP_FLAGS]	= SKB_DROP_REASON_INVALID_PROTO,
+	[SPRAY_DROP_PORT]	= SKB_DROP_REASON_INVALID_PROTO,
+	[SPRAY_DROP_CID]	= SKB_DROP_REASON_INVALID_PROTO,
+	[SPRAY_DROP_LEN]	= SKB_DROP_REASON_INVALID_PROTO,
+	[SPRAY_DROP_FIELD]	= SKB_DROP_REASON_INVALID_PROTO,
+	[SPRAY_DROP_DUP]	= SKB_DROP_REASON_TCP_OLD_DATA,
+	[SPRAY_DROP_WINDOW]	= SKB_DROP_REASON_TCP_OVERWINDOW,
+	[SPRAY_DROP_STALE]	= SKB_DROP_REASON_TCP_INVALID_SEQUENCE,
+	[SPRAY_DROP_ADDR]	= SKB_DROP_REASON_NOT_SPECIFIED,
+	[SPRAY_DROP_LIMIT]	= SKB_DROP_REASON_PROTO_MEM,
+	[SPRAY_DROP_FRAG]	= SKB_DROP_REASON_INVALID_PROTO,
+	[SPRAY_DROP_MSG_SIZE]	= SKB_DROP_REASON_PKT_TOO_BIG,
+	[SPRAY_DROP_CLOSED]	= SPRAY_SKB_DROP_CLOSED,
+	[SPRAY_DROP_RATELIMIT]	= SKB_DROP_REASON_NOT_SPECIFIED,
+};
+
+/**
+ * spray_drop() - count a dropped packet, name its reason for the kernel
+ * @sn: the namespace
+ * @reason: enum spray_drop_reason (drop-* of sprayctl stats)
+ *
+ * Return: the skb_drop_reason to free its skb with.
+ */
+enum skb_drop_reason spray_drop(struct spray_net *sn, int reason)
+{
+	spray_mib_drop(sn, reason);
+	if (reason <= 0 || reason >= __SPRAY_DROP_MAX)
+		return SKB_DROP_REASON_NOT_SPECIFIED;
+	return spray_skb_drop[reason];
+}
 
 /* ---- the receiving half ---- */
 
@@ -30,6 +75,7 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 	struct spray_net *sn = spray_conn_net(c);
 	struct spray_rxwin_cfg rcfg;
 
+	lockdep_assert_held(&c->ss->lock);
 	if (c->peer_cid) {
 		spray_mib_inc(sn, SPRAY_MIB_CONN_RESET);
 		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
@@ -39,9 +85,11 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 	rcfg.ack_every = READ_ONCE(sn->cfg.ack_every);
 	rcfg.ack_delay_ns = READ_ONCE(sn->cfg.ack_delay_us) * NSEC_PER_USEC;
 	spray_rxwin_init(&c->rx, cid, &rcfg);
+	/* active once a message of it is incomplete (spray_rx_update_active()) */
 	spray_rcc_conn_init(&c->rcc, &c->cc, cid);
-	spray_rcc_activate(&c->ss->rcc, &c->rcc);
 	c->peer_cid = cid;
+	if (list_empty(&c->rnode))
+		list_add_tail(&c->rnode, &c->ss->rconns);
 	c->ack_cid = spray_new_cid();
 	c->rx_verified = false;
 	c->chal_for = 0;
@@ -55,10 +103,29 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 /* Stop receiving on a connection (its socket is closing). */
 void spray_rx_close(struct spray_conn *c)
 {
+	lockdep_assert_held(&c->ss->lock);
 	spray_conn_free_rx(c);
 	if (c->peer_cid)
 		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
 	c->peer_cid = 0;
+	list_del_init(&c->rnode);
+}
+
+/*
+ * Receiver credit is shared among the senders that have a message
+ * incomplete now: one being reassembled, or psns refused for lack of
+ * buffer that must come again (below them the cumulative ack cannot pass).
+ * A sender between messages, or idle, takes no share; its next message's
+ * first packet makes it active again. Under the socket lock, as everything
+ * that counts in spray_rcc.nactive.
+ */
+static void spray_rx_update_active(struct spray_conn *c)
+{
+	lockdep_assert_held(&c->ss->lock);
+	if (!c->peer_cid)
+		return;
+	spray_rcc_set_active(&c->ss->rcc, &c->rcc, c->rx_left_msgs ||
+			     spray_psn_after(c->rx_refused_top, c->rx.cum));
 }
 
 void spray_data_ready(struct spray_sock *ss)
@@ -100,6 +167,7 @@ static void spray_rx_complete(struct spray_conn *c, struct spray_rmsg *rm)
 	struct spray_sock *ss = c->ss;
 
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RX_MSGS);
+	trace_spray_msg_received(c, rm->msg_id, rm->len, 0);
 	spray_rmsg_unlink_left(c, rm);
 	list_del(&rm->node);
 	if (!ss->ordered) {
@@ -153,9 +221,17 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	u32 len = p->data.msg_len;
 	u32 charge;
 
-	list_for_each_entry(rm, &c->rmsgs, node)
-		if (rm->msg_id == p->data.msg_id)
-			return rm->len == len ? rm : ERR_PTR(-EINVAL);
+	rm = c->rx_last;
+	if (rm && rm->msg_id == p->data.msg_id)
+		return rm->len == len ? rm : ERR_PTR(-EINVAL);
+	list_for_each_entry(rm, &c->rmsgs, node) {
+		if (rm->msg_id != p->data.msg_id)
+			continue;
+		if (rm->len != len)
+			return ERR_PTR(-EINVAL);
+		c->rx_last = rm;
+		return rm;
+	}
 	if (len > READ_ONCE(spray_conn_net(c)->cfg.max_msg))
 		return ERR_PTR(-EMSGSIZE);
 	charge = spray_rmsg_charge(len);
@@ -182,6 +258,7 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	list_add_tail(&rm->node, &c->rmsgs);
 	c->rx_left_bytes += len;
 	c->rx_left_msgs++;
+	c->rx_last = rm;
 	return rm;
 
 err_uncharge:
@@ -260,7 +337,8 @@ static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);
 
 		if (!rm->pages[idx]) {
-			rm->pages[idx] = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+			rm->pages[idx] = spray_page_alloc(0, GFP_ATOMIC |
+							  __GFP_NOWARN);
 			if (!rm->pages[idx])
 				return -ENOMEM;
 		}
@@ -322,9 +400,10 @@ static void spray_rx_challenge(struct spray_conn *c,
  * forgery, or whose clock went back (a reboot), answers and is adopted; a
  * forgery cannot lock it out.
  */
-static bool spray_rx_incarnation(struct spray_conn *c,
-				 const struct spray_pkt *p, u64 now,
-				 struct sk_buff_head *q)
+static enum skb_drop_reason spray_rx_incarnation(struct spray_conn *c,
+						 const struct spray_pkt *p,
+						 u64 now,
+						 struct sk_buff_head *q)
 {
 	struct spray_net *sn = spray_conn_net(c);
 	u64 ts = p->data.ts_ns;
@@ -332,7 +411,7 @@ static bool spray_rx_incarnation(struct spray_conn *c,
 	u32 token;
 
 	if (p->src_cid == c->peer_cid)
-		return true;
+		return SKB_NOT_DROPPED_YET;
 	if (c->chal_for && p->src_cid == c->chal_for &&
 	    p->dst_cid == c->chal_cid) {
 		/* the sender we challenged answered: it hears us */
@@ -340,25 +419,23 @@ static bool spray_rx_incarnation(struct spray_conn *c,
 		spray_rx_reset(c, p->src_cid, ts, now);
 		c->ack_cid = token;
 		c->rx_verified = true;
-		return true;
+		return SKB_NOT_DROPPED_YET;
 	}
 	if (!(p->flags & SPRAY_F_SYN)) {
-		spray_mib_drop(sn, SPRAY_DROP_STALE);
 		n = spray_nack_skb(sn, &c->remote, &c->saddr, p, now);
 		if (n)
 			__skb_queue_tail(q, n);
-		return false;
+		return spray_drop(sn, SPRAY_DROP_STALE);
 	}
 	if (c->peer_cid && now - c->rx_last_ns < SPRAY_STALE_NS &&
 	    (ts <= c->peer_last_ts ||
 	     (c->rx_verified && ts - c->peer_last_ts >
 	      now - c->rx_last_ns + SPRAY_TS_SLACK_NS))) {
-		spray_mib_drop(sn, SPRAY_DROP_STALE);
 		spray_rx_challenge(c, p, now, q);
-		return false;
+		return spray_drop(sn, SPRAY_DROP_STALE);
 	}
 	spray_rx_reset(c, p->src_cid, ts, now);
-	return true;
+	return SKB_NOT_DROPPED_YET;
 }
 
 /* A packet of the current incarnation was accepted. */
@@ -373,33 +450,34 @@ static void spray_rx_accepted(struct spray_conn *c, const struct spray_pkt *p,
 		c->rx_verified = true;
 }
 
-static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
-			   const struct spray_pkt *p, bool ce, u64 now,
-			   struct sk_buff_head *q)
+/* Return: SKB_NOT_DROPPED_YET if the packet was used, else why not. */
+static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
+					   const struct sk_buff *skb, u32 off,
+					   const struct spray_pkt *p, bool ce,
+					   u64 now, struct sk_buff_head *q)
 {
 	struct spray_net *sn = spray_conn_net(c);
+	enum skb_drop_reason drop;
 	struct spray_rmsg *rm;
 	bool admitted;
 	int err;
 
-	if (!spray_rx_incarnation(c, p, now, q))
-		return;
+	drop = spray_rx_incarnation(c, p, now, q);
+	if (drop)
+		return drop;
 
 	if (spray_rxwin_received(&c->rx, p->psn) ||
 	    p->psn - c->rx.cum >= SPRAY_RXWIN_BITS) {
 		/* duplicate, or outside the window: let rxwin count it */
 		err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce,
 				      p->data.ts_ns, p->ev, now);
-		spray_mib_drop(sn, -err);
-		return;
+		return spray_drop(sn, -err);
 	}
 	admitted = c->rx_left_msgs;
 	rm = spray_rmsg_get(c, p);
 	admitted = c->rx_left_msgs > admitted;
-	if (rm == ERR_PTR(-EINVAL)) {
-		spray_mib_drop(sn, SPRAY_DROP_FRAG);
-		return;
-	}
+	if (rm == ERR_PTR(-EINVAL))
+		return spray_drop(sn, SPRAY_DROP_FRAG);
 	if (rm == ERR_PTR(-EMSGSIZE) && !spray_rx_skip(c, p->data.msg_id)) {
 		/*
 		 * Longer than we take: acknowledged and discarded, every
@@ -410,22 +488,19 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 		err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce,
 				      p->data.ts_ns, p->ev, now);
 		if (WARN_ON_ONCE(err))
-			return;
+			return SKB_DROP_REASON_NOT_SPECIFIED;
 		spray_rx_accepted(c, p, now);
-		spray_mib_drop(sn, SPRAY_DROP_MSG_SIZE);
 		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_MSG_SIZE, q);
-		return;
+		return spray_drop(sn, SPRAY_DROP_MSG_SIZE);
 	}
 	if (!IS_ERR(rm)) {
 		err = spray_rmsg_frag(rm, p->data.frag_off, p->data.frag_len);
-		if (err == -EINVAL) {
-			spray_mib_drop(sn, SPRAY_DROP_FRAG);
-			return;
-		}
+		if (err == -EINVAL)
+			return spray_drop(sn, SPRAY_DROP_FRAG);
 		if (err)
 			rm = ERR_PTR(err);
 	}
-	if (!IS_ERR(rm) && spray_rmsg_fill(rm, skb, p->hdr_len,
+	if (!IS_ERR(rm) && spray_rmsg_fill(rm, skb, off + p->hdr_len,
 					   p->data.frag_off,
 					   p->data.frag_len)) {
 		spray_rmsg_unfrag(rm, p->data.frag_off, p->data.frag_len);
@@ -442,13 +517,16 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 			c->rx_refused_top = p->psn + 1;
 		c->rx_resume = true;
 		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_NO_BUF, q);
-		return;
+		return rm == ERR_PTR(-ENOBUFS) ? SKB_DROP_REASON_SOCKET_RCVBUFF :
+		       SKB_DROP_REASON_NOMEM;
 	}
 	err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce, p->data.ts_ns,
 			      p->ev, now);
 	if (WARN_ON_ONCE(err))
-		return;
+		return SKB_DROP_REASON_NOT_SPECIFIED;
 	spray_rx_accepted(c, p, now);
+	spray_rcc_on_data(&c->ss->rcc, &c->rcc, p->data.frag_len,
+			  p->data.min_rtt, now);
 	c->rx_left_bytes -= p->data.frag_len;
 	/* its other packets may have been refused: they fit now */
 	if (admitted)
@@ -460,16 +538,19 @@ static void spray_rcv_data(struct spray_conn *c, struct sk_buff *skb,
 		spray_mib_inc(sn, SPRAY_MIB_ECN_CE);
 	if (rm->got >= rm->len)
 		spray_rx_complete(c, rm);
+	return SKB_NOT_DROPPED_YET;
 }
 
-static void spray_rcv_ack(struct spray_conn *c, const struct spray_pkt *p,
-			  u64 now)
+static enum skb_drop_reason spray_rcv_ack(struct spray_conn *c,
+					  const struct spray_pkt *p, u64 now)
 {
 	struct spray_txack_sum sum;
 
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_RX);
+	c->ops_now = now;
 	if (spray_txwin_on_ack(&c->tw, &p->ack, now, &spray_tx_ops, c, &sum))
-		return;
+		return SKB_DROP_REASON_TCP_ACK_UNSENT_DATA;
+	c->ack_rx_ns = now;
 	c->synced = true;
 	c->peer_ack_cid = p->src_cid;
 	c->last_active_ns = now;
@@ -478,29 +559,60 @@ static void spray_rcv_ack(struct spray_conn *c, const struct spray_pkt *p,
 		spray_tx_fail_all(c, ETIMEDOUT);
 	else
 		spray_write_space(&c->ss->sk);
+	return SKB_NOT_DROPPED_YET;
 }
 
-static void spray_rcv_nack(struct spray_conn *c, const struct spray_pkt *p,
-			   u64 now)
+/*
+ * The messages a NACK names count it in their history, once each (its
+ * psns are consecutive: one or two messages usually). Before the NACK is
+ * applied: its ACK part may free them.
+ */
+static void spray_nack_hist(struct spray_conn *c, const struct spray_pkt *p)
+{
+	struct spray_tmsg *last = NULL;
+	struct spray_txrec *rec;
+	u32 i;
+
+	if (p->nack.reason != SPRAY_NACK_LOSS &&
+	    p->nack.reason != SPRAY_NACK_WINDOW &&
+	    p->nack.reason != SPRAY_NACK_NO_BUF)
+		return;
+	for (i = 0; i < p->nack.count && i < SPRAY_NACK_MAX_COUNT; i++) {
+		rec = spray_txwin_rec(&c->tw, p->nack.psn + i);
+		/* a SACKED record's message may be complete, and gone */
+		if (!rec || !rec->msg || rec->msg == last ||
+		    (rec->state != SPRAY_TXREC_INFLIGHT &&
+		     rec->state != SPRAY_TXREC_LOST &&
+		     rec->state != SPRAY_TXREC_REFUSED))
+			continue;
+		last = rec->msg;
+		spray_hist_inc(&last->hist.nacks);
+	}
+}
+
+static enum skb_drop_reason spray_rcv_nack(struct spray_conn *c,
+					   const struct spray_pkt *p, u64 now)
 {
 	int ret;
 
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_RX);
+	c->ops_now = now;
+	spray_nack_hist(c, p);
 	ret = spray_txwin_on_nack(&c->tw, p->nack.psn, p->nack.count,
 				  p->nack.reason, p->nack.cum_psn,
 				  p->nack.grant_psn, now, &spray_tx_ops, c);
 	if (ret == -EINVAL)
-		return;
+		return SKB_DROP_REASON_TCP_ACK_UNSENT_DATA;
 	c->last_active_ns = now;
 	if (ret == -EMSGSIZE) {
 		spray_tx_msg_size(c, p->nack.psn);
 		spray_write_space(&c->ss->sk);
-		return;
+		return SKB_NOT_DROPPED_YET;
 	}
 	if (ret != -ECONNRESET) {
 		if (c->tw.failed)
 			spray_tx_fail_all(c, ETIMEDOUT);
-		return;
+		return SKB_NOT_DROPPED_YET;
 	}
 	/*
 	 * The peer has no state for us. If it never acknowledged this
@@ -515,6 +627,7 @@ static void spray_rcv_nack(struct spray_conn *c, const struct spray_pkt *p,
 		/* the settings were valid when the connection started */
 		WARN_ON_ONCE(spray_tx_restart(c));
 	}
+	return SKB_NOT_DROPPED_YET;
 }
 
 /* Echo a PROBE on the entropy value it came on, so its path is known. */
@@ -545,49 +658,137 @@ static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
 	if (idx >= c->path.cfg.n ||
 	    spray_path_port(&c->path, idx) != p->ack.ev_echo)
 		return;
+	c->ack_rx_ns = now;
 	c->last_active_ns = now;
 	if (c->evs[idx].state == SPRAY_EV_DOWN)
 		spray_conn_path_event(c, idx, true);
 	spray_path_on_ack(&c->path, idx, false, now);
 }
 
-/**
- * spray_conn_rcv() - handle one AF_SPRAY packet
- * @sn: the namespace it arrived in
- * @skb: the packet, skb->data at the AF_SPRAY header; consumed
- * @from: source address (port filled here from the header)
- * @to: destination address
- * @ce: the IP header carried ECN CE
- *
- * Softirq, under rcu_read_lock(). Only packets valid for a connection
- * (DATA of its incarnation, ACKs and NACKs naming our incarnation, PROBEs
- * of the peer's) count as activity that keeps it from idling out.
+/*
+ * One packet of socket @ss, under its lock: its connection (found, or
+ * opened by a SYN) in *@cp, or NULL. Return: SKB_NOT_DROPPED_YET if the
+ * packet was used, else the kernel's reason for dropping it.
  */
-void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
-		    const struct spray_addr *from,
-		    const struct spray_addr *to, bool ce)
+static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
+					     const struct sk_buff *skb,
+					     u32 off, const struct spray_pkt *p,
+					     const struct spray_addr *peer,
+					     const struct spray_addr *to,
+					     bool ce, u64 now,
+					     struct sk_buff_head *q,
+					     struct spray_conn **cp)
 {
-	u8 hdr[SPRAY_ACK_LEN];
+	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	enum skb_drop_reason drop = SKB_NOT_DROPPED_YET;
+	struct spray_conn *c;
+	struct sk_buff *nack;
+
+	lockdep_assert_held(&ss->lock);
+	*cp = NULL;
+	if (ss->dead)
+		return SPRAY_SKB_DROP_CLOSED;
+	if (p->type == SPRAY_T_DATA && ss->closing) {
+		/* closed: nothing more is received, the sender is told */
+		nack = spray_nack_skb(sn, peer, &to->v6, p, now);
+		if (nack)
+			__skb_queue_tail(q, nack);
+		return spray_drop(sn, SPRAY_DROP_CLOSED);
+	}
+	c = spray_conn_find(ss, peer, &to->v6);
+	if (!c) {
+		if (p->type != SPRAY_T_DATA)
+			return spray_drop(sn, SPRAY_DROP_STALE);
+		if (!(p->flags & SPRAY_F_SYN)) {
+			/*
+			 * We forgot the sender (we restarted, or idled out):
+			 * it starts a new incarnation and sends again.
+			 */
+			nack = spray_nack_skb(sn, peer, &to->v6, p, now);
+			if (nack)
+				__skb_queue_tail(q, nack);
+			return spray_drop(sn, SPRAY_DROP_STALE);
+		}
+		/* state for unknown senders is bounded per socket and netns */
+		if (ss->nconns >= SPRAY_MAX_CONNS ||
+		    atomic_read(&sn->nconns) >= SPRAY_MAX_NET_CONNS)
+			return spray_drop(sn, SPRAY_DROP_LIMIT);
+		c = spray_conn_alloc(ss, peer, GFP_ATOMIC);
+		if (!c)
+			return SKB_DROP_REASON_NOMEM;
+		c->saddr = to->v6;
+		spray_conn_insert(ss, c);
+	}
+	*cp = c;
+
+	switch (p->type) {
+	case SPRAY_T_DATA:
+		drop = spray_rcv_data(c, skb, off, p, ce, now, q);
+		/* before the ACK: its grant counts the active senders */
+		spray_rx_update_active(c);
+		if (c->peer_cid) {
+			spray_queue_acks(c, now, q);
+			spray_queue_nacks(c, now, q);
+		}
+		break;
+	case SPRAY_T_PROBE:
+		if (!c->peer_cid || p->src_cid != c->peer_cid) {
+			drop = spray_drop(sn, SPRAY_DROP_STALE);
+			break;
+		}
+		c->last_active_ns = now;
+		spray_answer_probe(c, p, now, q);
+		break;
+	case SPRAY_T_ACK:
+	case SPRAY_T_NACK:
+		if (!c->tx_ready || p->dst_cid != c->local_cid) {
+			drop = spray_drop(sn, SPRAY_DROP_STALE);
+			break;
+		}
+		if (p->type == SPRAY_T_NACK)
+			drop = spray_rcv_nack(c, p, now);
+		else if (p->flags & SPRAY_F_PROBE)
+			spray_probe_acked(c, p, now);
+		else
+			drop = spray_rcv_ack(c, p, now);
+		spray_conn_pump(c, now, q);
+		spray_conn_linger_check(c);
+		spray_conn_trace_cc(c);
+		break;
+	default:
+		/* CLOSE: defined, not implemented (spray-wire.rst) */
+		drop = SKB_DROP_REASON_UNHANDLED_PROTO;
+		break;
+	}
+	return drop;
+}
+
+/*
+ * One packet at @off (@len bytes) of @skb. Return: SKB_NOT_DROPPED_YET if
+ * it was used, else the kernel's reason for dropping it.
+ */
+static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
+					  const struct sk_buff *skb,
+					  u32 off, u32 len,
+					  const struct spray_addr *from,
+					  const struct spray_addr *to, bool ce,
+					  u64 now, struct sk_buff_head *q)
+{
 	struct spray_addr peer = *from;
-	struct sk_buff_head q;
+	enum skb_drop_reason drop;
+	u8 hdr[SPRAY_ACK_LEN];
 	struct spray_sock *ss;
 	struct spray_conn *c;
 	struct sk_buff *nack;
 	struct spray_pkt p;
-	u32 len = skb->len;
-	u64 now;
 	int err;
 
-	__skb_queue_head_init(&q);
-	err = spray_pkt_parse(skb_header_pointer(skb, 0,
+	err = spray_pkt_parse(skb_header_pointer(skb, off,
 						 min_t(u32, len, sizeof(hdr)),
 						 hdr) ?: hdr, len, &p);
-	if (err) {
-		spray_mib_drop(sn, -err);
-		goto out;
-	}
+	if (err)
+		return spray_drop(sn, -err);
 	peer.port = p.sport;
-	now = ktime_get_ns();
 	ss = spray_sock_lookup_rcu(sn, p.dport, to);
 	if (!ss) {
 		spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
@@ -595,91 +796,66 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		if (p.type == SPRAY_T_DATA) {
 			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
 			if (nack)
-				spray_udp_xmit(sn, nack);
+				__skb_queue_tail(q, nack);
 		}
-		goto out;
+		return SKB_DROP_REASON_NO_SOCKET;
 	}
-
 	spin_lock_bh(&ss->lock);
-	if (ss->dead)
-		goto out_unlock;
-	if (p.type == SPRAY_T_DATA && ss->closing) {
-		/* closed: nothing more is received, the sender is told */
-		spray_mib_drop(sn, SPRAY_DROP_CLOSED);
-		nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
-		if (nack)
-			__skb_queue_tail(&q, nack);
-		goto out_unlock;
-	}
-	c = spray_conn_find(ss, &peer, &to->v6);
-	if (!c) {
-		if (p.type != SPRAY_T_DATA) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			goto out_unlock;
-		}
-		if (!(p.flags & SPRAY_F_SYN)) {
-			/*
-			 * We forgot the sender (we restarted, or idled out):
-			 * it starts a new incarnation and sends again.
-			 */
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
-			if (nack)
-				__skb_queue_tail(&q, nack);
-			goto out_unlock;
-		}
-		/* state for unknown senders is bounded per socket and netns */
-		if (ss->nconns >= SPRAY_MAX_CONNS ||
-		    atomic_read(&sn->nconns) >= SPRAY_MAX_NET_CONNS) {
-			spray_mib_drop(sn, SPRAY_DROP_LIMIT);
-			goto out_unlock;
-		}
-		c = spray_conn_alloc(ss, &peer, GFP_ATOMIC);
-		if (!c)
-			goto out_unlock;
-		c->saddr = to->v6;
-		spray_conn_insert(ss, c);
-	}
-
-	switch (p.type) {
-	case SPRAY_T_DATA:
-		spray_rcv_data(c, skb, &p, ce, now, &q);
-		if (c->peer_cid) {
-			spray_queue_acks(c, now, &q);
-			spray_queue_nacks(c, now, &q);
-		}
-		break;
-	case SPRAY_T_PROBE:
-		if (!c->peer_cid || p.src_cid != c->peer_cid) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			break;
-		}
-		c->last_active_ns = now;
-		spray_answer_probe(c, &p, now, &q);
-		break;
-	case SPRAY_T_ACK:
-	case SPRAY_T_NACK:
-		if (!c->tx_ready || p.dst_cid != c->local_cid) {
-			spray_mib_drop(sn, SPRAY_DROP_STALE);
-			break;
-		}
-		if (p.type == SPRAY_T_NACK)
-			spray_rcv_nack(c, &p, now);
-		else if (p.flags & SPRAY_F_PROBE)
-			spray_probe_acked(c, &p, now);
-		else
-			spray_rcv_ack(c, &p, now);
-		spray_conn_pump(c, now, &q);
-		spray_conn_linger_check(c);
-		break;
-	default:
-		break;
-	}
-	spray_conn_arm(c, now);
-out_unlock:
+	drop = spray_rcv_locked(ss, skb, off, &p, &peer, to, ce, now, q, &c);
+	if (c)
+		spray_conn_arm(c, now);
 	spin_unlock_bh(&ss->lock);
-	spray_xmit_queue(sn, &q);
-out:
-	consume_skb(skb);
+	return drop;
 }
 
+/**
+ * spray_conn_rcv() - handle the AF_SPRAY packets of one skb
+ * @sn: the namespace they arrived in
+ * @skb: skb->data at the first packet's AF_SPRAY header; consumed. A GSO
+ *	skb (a sender's train that travelled whole, or packets merged by
+ *	GRO) holds its packets back to back, gso_size bytes each but the last
+ * @from: source address (port filled here from the header)
+ * @to: destination address
+ * @ce: the IP header carried ECN CE
+ *
+ * Softirq, under rcu_read_lock(). Answers go out once the socket lock is
+ * released; the skb's packets are taken one by one, each under the lock
+ * of its socket (the kernels of the matrix cut a GSO train before a
+ * tunnel socket sees it: one packet per skb). Only packets valid for a
+ * connection (DATA of its incarnation, ACKs and NACKs naming our
+ * incarnation, PROBEs of the peer's) count as activity that keeps it from
+ * idling out.
+ */
+void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
+		    const struct spray_addr *from,
+		    const struct spray_addr *to, bool ce)
+{
+	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
+	enum skb_drop_reason drop = SKB_DROP_REASON_PKT_TOO_SMALL;
+	u64 now = ktime_get_ns();
+	struct sk_buff_head q;
+	bool used = false;
+	u32 off, len;
+
+	__skb_queue_head_init(&q);
+	/* an empty datagram: shorter than any header */
+	if (!skb->len)
+		drop = spray_drop(sn, SPRAY_DROP_SHORT);
+	for (off = 0; seg && off < skb->len; off += len) {
+		len = min(seg, skb->len - off);
+		drop = spray_rcv_one(sn, skb, off, len, from, to, ce, now, &q);
+		if (drop == SKB_NOT_DROPPED_YET)
+			used = true;
+	}
+	spray_xmit_queue(sn, &q);
+	/*
+	 * One packet per skb on the kernels of the matrix (a train is cut
+	 * before the tunnel socket): its fate is the skb's. Of a train that
+	 * arrives whole, the skb was used if any of its packets was, else it
+	 * is dropped for the last one's reason.
+	 */
+	if (used)
+		consume_skb(skb);
+	else
+		kfree_skb_reason(skb, drop);
+}

@@ -10,6 +10,7 @@
 
 #include "spray.h"
 #include "netlink.h"
+#include "conn.h"
 
 static int __init spray_init(void)
 {
@@ -52,6 +53,7 @@ static void __exit spray_exit(void)
 	spray_netns_exit();
 	spray_conn_exit();
 	spray_af_exit_proto();
+	spray_page_cache_drain();
 }
 
 module_init(spray_init);

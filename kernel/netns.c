@@ -187,7 +187,7 @@ static void spray_config_default(struct spray_config *cfg)
 	cfg->ack_delay_us = 50;
 	cfg->max_msg = SPRAY_MAX_MSG;
 	cfg->idle_timeout_ms = 30000;
-	cfg->bdp_bytes = 256 * 1024;
+	cfg->bdp_bytes = SPRAY_DEFAULT_BDP_CAP;
 }
 
 static int __net_init spray_net_init(struct net *net)

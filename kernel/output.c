@@ -18,6 +18,7 @@
 
 #include "conn.h"
 #include "netlink.h"
+#include <trace/events/spray.h>
 
 /* room in front of our header for UDP, IP and the link layer */
 #define SPRAY_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
@@ -35,7 +36,12 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 	int n;
 
 	hlen = spray_pkt_hdr_len(p->type);
-	skb = alloc_skb(SPRAY_HEADROOM + hlen + payload, GFP_ATOMIC);
+	/*
+	 * A head from the CPU's page fragment cache when it fits a page: a
+	 * kmalloc'ed head is cleared at every allocation, a fragment cache
+	 * page once per 32 KiB.
+	 */
+	skb = netdev_alloc_skb(NULL, SPRAY_HEADROOM + hlen + payload);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, SPRAY_HEADROOM);
@@ -44,7 +50,7 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 	p->ev = ev;
 	n = spray_pkt_build(skb_put(skb, hlen), hlen, p);
 	if (WARN_ON_ONCE(n != (int)hlen)) {
-		kfree_skb(skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
 		return NULL;
 	}
 	SPRAY_SKB_CB(skb)->saddr = *saddr;
@@ -69,28 +75,19 @@ u16 spray_ctrl_ev(struct spray_conn *c)
 	return 49152 + get_random_u32_below(16384);
 }
 
-struct spray_tmsg *spray_tmsg_find(struct spray_conn *c, u32 msg_id)
-{
-	struct spray_tmsg *m;
-
-	list_for_each_entry(m, &c->tmsgs, node)
-		if (m->msg_id == msg_id)
-			return m;
-	return NULL;
-}
-
-static void spray_queue_data(struct spray_conn *c, u32 psn,
+/* Return: the packet is queued. */
+static bool spray_queue_data(struct spray_conn *c, u32 psn,
 			     const struct spray_txrec *rec, int ev_idx,
 			     bool probe, bool retx, u64 now,
 			     struct sk_buff_head *q)
 {
-	struct spray_tmsg *m = spray_tmsg_find(c, rec->msg_id);
+	struct spray_tmsg *m = rec->msg;
 	struct spray_pkt p = {};
 	struct sk_buff *skb;
 
 	/* every psn outstanding has its message until it is acknowledged */
 	if (WARN_ON_ONCE(!m))
-		return;
+		return false;
 	p.type = SPRAY_T_DATA;
 	p.flags = (retx ? SPRAY_F_RETX : 0) |
 		  (probe ? SPRAY_F_ACK_REQ : 0) |
@@ -102,21 +99,32 @@ static void spray_queue_data(struct spray_conn *c, u32 psn,
 	p.data.msg_len = m->len;
 	p.data.frag_off = rec->frag_off;
 	p.data.frag_len = rec->len;
+	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
 	p.data.ts_ns = now;
-	skb = spray_pkt_skb(c, &p, rec->len,
+	skb = spray_pkt_skb(c, &p, m->buf ? rec->len : 0,
 			    spray_path_port(&c->path, (u16)ev_idx));
 	if (!skb)
-		return;	/* the RTO sends it again */
-	skb_put_data(skb, m->buf + rec->frag_off, rec->len);
+		return false;	/* the RTO sends it again */
+	if (m->buf) {
+		skb_put_data(skb, m->buf + rec->frag_off, rec->len);
+	} else if (WARN_ON_ONCE(spray_skb_add_tmsg(skb, m, rec->frag_off,
+						   rec->len))) {
+		kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
+		return false;
+	}
 	__skb_queue_tail(q, skb);
 	c->stat_tx++;
+	spray_hist_ev(m, p.ev);
 	if (retx) {
 		c->stat_retx++;
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RETX_PKTS);
+		if (rec->why >= SPRAY_LOSS_RACK && rec->why <= SPRAY_LOSS_REFUSED)
+			spray_hist_inc(&m->hist.retx[rec->why - 1]);
 	} else {
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_PKTS);
 		spray_mib_add(spray_conn_net(c), SPRAY_MIB_TX_BYTES, rec->len);
 	}
+	return true;
 }
 
 static u32 spray_conn_cwnd(const struct spray_conn *c)
@@ -164,28 +172,201 @@ static int spray_pick_data_ev(struct spray_conn *c, u64 now,
 	return ev;
 }
 
-/* The first message with bytes never sent, or NULL. */
+/*
+ * The first message with bytes never sent, or NULL: from the cursor, past
+ * what is sent or given up (amortized O(1): the cursor never goes back but
+ * at a new incarnation).
+ */
 struct spray_tmsg *spray_conn_next_new(struct spray_conn *c)
 {
-	struct spray_tmsg *m;
+	struct spray_tmsg *m = c->tx_next;
 
-	list_for_each_entry(m, &c->tmsgs, node)
-		if (!m->abandoned && m->next_off < m->len)
-			return m;
-	return NULL;
+	while (m && (m->abandoned || m->next_off >= m->len))
+		m = list_is_last(&m->node, &c->tmsgs) ? NULL :
+		    list_next_entry(m, node);
+	c->tx_next = m;
+	return m;
+}
+
+/*
+ * The longest train: SPRAY_TRAIN_MAX packets, as many as one GSO skb of
+ * 64 KiB holds.
+ */
+static u32 spray_train_max(const struct spray_conn *c)
+{
+	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size;
+
+	return clamp_t(u32, (GSO_LEGACY_MAX_SIZE - SPRAY_HEADROOM) / seg, 1,
+		       SPRAY_TRAIN_MAX);
+}
+
+/*
+ * The length of a train: an eighth of the congestion window, so that a
+ * window is still spread over eight choices of path at least, as long as
+ * the network carried 64 packets per packet of train without loss nor
+ * mark (@c->train), at most spray_train_max(). A small window (a slow or
+ * congested path) sends single packets, each on its own path.
+ */
+static u32 spray_train_len(const struct spray_conn *c, u32 cwnd)
+{
+	return clamp_t(u32, cwnd / 8, 1, spray_train_max(c));
+}
+
+/*
+ * One packet of a train: its header (and a small message's data, copied)
+ * in a block of the CPU's page fragment cache, a long message's data by
+ * reference to its chunks. Return: 0, -ENOMEM, or -EMSGSIZE when the skb
+ * has no frags left for it.
+ */
+static int spray_train_add(struct sk_buff *skb, const struct spray_pkt *p,
+			   const struct spray_tmsg *m)
+{
+	u32 len = p->data.frag_len, blen = SPRAY_DATA_HDR_LEN;
+	u32 need = 1;
+	struct page *pg;
+	void *blk;
+
+	if (m->buf)
+		blen += len;
+	else
+		need += spray_tmsg_nr_frags(m, p->data.frag_off, len);
+	if (skb_shinfo(skb)->nr_frags + need > MAX_SKB_FRAGS)
+		return -EMSGSIZE;
+	blk = netdev_alloc_frag(blen);
+	if (!blk)
+		return -ENOMEM;
+	if (WARN_ON_ONCE(spray_pkt_build(blk, SPRAY_DATA_HDR_LEN, p) !=
+			 SPRAY_DATA_HDR_LEN)) {
+		skb_free_frag(blk);
+		return -EINVAL;
+	}
+	if (m->buf)
+		memcpy(blk + SPRAY_DATA_HDR_LEN, m->buf + p->data.frag_off, len);
+	pg = virt_to_head_page(blk);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, pg,
+			   blk - page_address(pg), blen);
+	skb->len += blen;
+	skb->data_len += blen;
+	skb->truesize += blen;
+	if (!m->buf)
+		/* room checked above */
+		WARN_ON_ONCE(spray_skb_add_tmsg(skb, m, p->data.frag_off, len));
+	return 0;
+}
+
+/*
+ * New fragments, from message @m on, as one train of at most @k packets on
+ * entropy value @ev: one skb, one GSO segment per packet (each with its own
+ * AF_SPRAY header, one UDP source port), that goes down the stack once and
+ * is cut where it must be (a device without UDP GSO; a receiver's UDP
+ * layer, before our tunnel socket sees it). Every packet but the last of a
+ * train is a full fragment (GSO segments have one size), so a train ends
+ * at a message's last fragment when that one is short; and at the skb's
+ * frags (a header and one to three chunks of data per packet). Return: the
+ * message to go on with, NULL if none.
+ */
+static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
+					    struct spray_tmsg *m, u32 k,
+					    int ev, u64 now,
+					    struct sk_buff_head *q)
+{
+	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn;
+	struct spray_net *sn = spray_conn_net(c);
+	u16 port = spray_path_port(&c->path, (u16)ev);
+	struct spray_pkt p = {};
+	struct sk_buff *skb;
+	bool probe;
+	int err = 0;
+
+	if (k < 2 || m->len - m->next_off < c->frag_size) {
+		/* one packet: as any other */
+		len = min(c->frag_size, m->len - m->next_off);
+		probe = c->tw.probe_ok;	/* a window probe asks for its ACK */
+		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
+					   m->next_off, (u16)len, m);
+		m->next_off += len;
+		spray_queue_data(c, psn, spray_txwin_rec(&c->tw, psn), ev,
+				 probe, false, now, q);
+		return spray_conn_next_new(c);
+	}
+	skb = netdev_alloc_skb(NULL, SPRAY_HEADROOM);
+	if (!skb)
+		return spray_queue_train(c, m, 1, ev, now, q);
+	skb_reserve(skb, SPRAY_HEADROOM);
+	p.type = SPRAY_T_DATA;
+	p.flags = c->synced ? 0 : SPRAY_F_SYN;
+	p.src_cid = c->local_cid;
+	p.dst_cid = c->peer_ack_cid;
+	p.sport = c->ss->local.port;
+	p.dport = c->remote.port;
+	p.ev = port;
+	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
+	p.data.ts_ns = now;
+	while (n < k && m) {
+		/* the windows, and a receiver that refuses, as the pump has it */
+		if (n && (!spray_txwin_room(&c->tw, spray_conn_cwnd(c)) ||
+			  (c->tw.refused && !m->acked)))
+			break;
+		len = min(c->frag_size, m->len - m->next_off);
+		p.data.msg_id = m->msg_id;
+		p.data.msg_len = m->len;
+		p.data.frag_off = m->next_off;
+		p.data.frag_len = len;
+		/* the psn is the window's next: taken once the packet is in */
+		p.psn = c->tw.nxt;
+		err = spray_train_add(skb, &p, m);
+		if (err)
+			break;
+		spray_hist_ev(m, port);
+		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
+					   m->next_off, (u16)len, m);
+		if (WARN_ON_ONCE(psn != p.psn))
+			break;
+		m->next_off += len;
+		n++;
+		spray_mib_add(sn, SPRAY_MIB_TX_BYTES, len);
+		m = spray_conn_next_new(c);
+		/* a short fragment (a message's last) only ends a train */
+		if (len < c->frag_size)
+			break;
+	}
+	if (!n) {
+		/* no packet in it: an allocation, never a packet */
+		consume_skb(skb);
+		/* no page fragment: one packet, as any other */
+		return err == -ENOMEM ? spray_queue_train(c, m, 1, ev, now, q) :
+		       m;
+	}
+	spray_mib_add(sn, SPRAY_MIB_TX_PKTS, n);
+	c->stat_tx += n;
+	/* the pick counted one packet on the EV: the train is n */
+	c->path.evs[ev].tx += n - 1;
+	if (n > 1) {
+		skb_shinfo(skb)->gso_size = seg;
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+		skb_shinfo(skb)->gso_segs = n;
+	}
+	SPRAY_SKB_CB(skb)->saddr = c->saddr;
+	SPRAY_SKB_CB(skb)->daddr = c->remote.v6;
+	SPRAY_SKB_CB(skb)->oif = c->remote.scope_id;
+	SPRAY_SKB_CB(skb)->ev = port;
+	__skb_queue_tail(q, skb);
+	return m;
 }
 
 /*
  * Send what the windows allow: retransmissions first, then new data, at
- * most SPRAY_TX_BURST packets; if room is left, the timer goes on with the
- * next burst once this one is out (spray_conn_arm()).
+ * most SPRAY_TX_BURST skbs (of up to c->train packets of new data each);
+ * if room is left, the timer goes on with the next burst once this one is
+ * out (spray_conn_arm()).
  */
 void spray_conn_pump(struct spray_conn *c, u64 now,
 		     struct sk_buff_head *q)
 {
-	u32 cwnd, psn, len, n = 0;
+	u32 cwnd, psn, room, n = 0;
 	struct spray_txrec *rec;
 	struct spray_tmsg *m;
+	u16 old_ev;
 	bool probe;
 	int ev;
 
@@ -200,12 +381,15 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 		ev = spray_path_pick(&c->path, now, rec->ev, &probe);
 		if (ev < 0)
 			break;
+		old_ev = spray_path_port(&c->path, rec->ev);
 		spray_txwin_sent_retx(&c->tw, psn, (u16)ev, now);
-		spray_queue_data(c, psn, rec, ev, probe, true, now, q);
+		if (spray_queue_data(c, psn, rec, ev, probe, true, now, q))
+			trace_spray_retransmit(c, psn, rec, old_ev,
+					       spray_path_port(&c->path, (u16)ev));
 		n++;
 	}
 	m = spray_conn_next_new(c);
-	while (m && spray_txwin_room(&c->tw, cwnd)) {
+	while (m && (room = spray_txwin_room(&c->tw, cwnd))) {
 		/*
 		 * While the receiver refuses packets for lack of room, only
 		 * messages it admitted (some of their packets were acked)
@@ -216,20 +400,13 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 			break;
 		if (n == SPRAY_TX_BURST)
 			goto more;
-		len = min(c->frag_size, m->len - m->next_off);
 		ev = spray_pick_data_ev(c, now, q);
 		if (ev < 0)
 			return;
-		/* a window probe asks for its ACK at once */
-		probe = c->tw.probe_ok;
-		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
-					   m->next_off, (u16)len);
-		m->next_off += len;
-		spray_queue_data(c, psn, spray_txwin_rec(&c->tw, psn), ev,
-				 probe, false, now, q);
+		m = spray_queue_train(c, m, min3(room, c->train,
+						 spray_train_len(c, cwnd)),
+				      ev, now, q);
 		n++;
-		if (m->next_off == m->len)
-			m = spray_conn_next_new(c);
 	}
 	return;
 more:
@@ -249,7 +426,7 @@ u32 spray_conn_grant(struct spray_conn *c)
 {
 	struct spray_cc_cfg cfg = c->cc;
 	struct sock *sk = &c->ss->sk;
-	u32 rcvd = c->rx.above;
+	u32 old = c->rcc.grant, grant;
 	s64 room;
 	u64 pkts;
 
@@ -260,18 +437,14 @@ u32 spray_conn_grant(struct spray_conn *c)
 	room = (s64)READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
 	if (room > 0)
 		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1)), 1);
-	/*
-	 * psns refused for lack of room are holes that come back only when
-	 * there is room: counted as received, or they would use up the
-	 * credit that lets the sender finish a message already admitted.
-	 */
 	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
 		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */
-	else if (spray_psn_after(c->rx_refused_top, c->rx.cum + rcvd))
-		rcvd = c->rx_refused_top - c->rx.cum;
-	return spray_rcc_grant_rcvd(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
-				    rcvd, (u32)min_t(u64, pkts * cfg.mtu,
-						     U32_MAX));
+	grant = spray_rcc_grant_rx(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,
+				   c->rx.high, c->rx_refused_top,
+				   (u32)min_t(u64, pkts * cfg.mtu, U32_MAX));
+	if (grant != old)
+		trace_spray_credit(c, true, grant, old, grant - c->rx.cum);
+	return grant;
 }
 
 void spray_queue_ack(struct spray_conn *c, u64 now,
@@ -279,7 +452,18 @@ void spray_queue_ack(struct spray_conn *c, u64 now,
 {
 	struct spray_pkt p = {};
 	struct sk_buff *skb;
+	u16 why = 0;
 
+	/* why now: rxwin's reasons, else the count, the delay, or credit */
+	if (trace_spray_ack_sent_enabled()) {
+		why = c->rx.ack_now;
+		if (c->rx.unacked >= c->rx.cfg.ack_every)
+			why |= SPRAY_TRACE_ACK_COUNT;
+		else if (!why && c->rx.unacked)
+			why |= SPRAY_TRACE_ACK_DELAY;
+		else if (!why)
+			why |= SPRAY_TRACE_ACK_CREDIT;
+	}
 	p.type = SPRAY_T_ACK;
 	p.src_cid = c->ack_cid;
 	p.dst_cid = c->peer_cid;
@@ -290,6 +474,7 @@ void spray_queue_ack(struct spray_conn *c, u64 now,
 		return;
 	__skb_queue_tail(q, skb);
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_TX);
+	trace_spray_ack_sent(c, &p.ack, why);
 }
 
 /*
@@ -336,6 +521,7 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
 			       const struct spray_pkt *in, u64 now)
 {
 	struct spray_pkt p = {};
+	struct sk_buff *skb;
 
 	if (!spray_nack_allowed(sn, to, now))
 		return NULL;
@@ -347,8 +533,11 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
 	p.nack.reason = SPRAY_NACK_NO_CONN;
 	p.nack.cum_psn = in->psn;
 	p.nack.grant_psn = in->psn;
-	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
-			       49152 + get_random_u32_below(16384));
+	skb = spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
+			      49152 + get_random_u32_below(16384));
+	if (skb)
+		trace_spray_nack_sent(0, to, p.nack.psn, 1, SPRAY_NACK_NO_CONN);
+	return skb;
 }
 
 /* A NACK of @count psns from @psn, with the current cumulative ACK and grant. */
@@ -371,6 +560,7 @@ void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count,
 		return;
 	__skb_queue_tail(q, skb);
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_NACK_TX);
+	trace_spray_nack_sent(c->id, &c->remote, psn, count, reason);
 }
 
 /*
@@ -436,6 +626,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	struct sk_buff_head q;
 	bool charged;
 	long timeo;
+	u64 now;
 	int err;
 
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
@@ -472,16 +663,14 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		goto err_uncharge;
-	m->buf = kvmalloc(len, GFP_KERNEL);
-	if (!m->buf)
-		goto err_free;
 	m->len = len;
 	m->charge = charge;
 	m->cookie = cookie;
-	if (!copy_from_iter_full(m->buf, len, &msg->msg_iter)) {
-		err = -EFAULT;
+	if (spray_tmsg_alloc_data(m, len))
 		goto err_free;
-	}
+	err = spray_tmsg_copy_from(m, &msg->msg_iter);
+	if (err)
+		goto err_free;
 
 	spin_lock_bh(&ss->lock);
 	c = spray_conn_find(ss, to, NULL);
@@ -525,12 +714,16 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 		goto err_unlock;
 	}
 	m->msg_id = c->next_msg_id++;
+	trace_spray_msg_sent(c, m->msg_id, m->len, m->cookie);
 	list_add_tail(&m->node, &c->tmsgs);
+	if (!c->tx_next)
+		c->tx_next = m;
 	WRITE_ONCE(ss->tx_bytes, ss->tx_bytes + len);
-	c->last_active_ns = ktime_get_ns();
+	now = ktime_get_ns();
+	c->last_active_ns = now;
 	__skb_queue_head_init(&q);
-	spray_conn_pump(c, ktime_get_ns(), &q);
-	spray_conn_arm(c, ktime_get_ns());
+	spray_conn_pump(c, now, &q);
+	spray_conn_arm(c, now);
 	spin_unlock_bh(&ss->lock);
 	spray_xmit_queue(sn, &q);
 	if (fresh)
@@ -543,7 +736,7 @@ err_free:
 	if (fresh)
 		spray_conn_free(fresh);
 	if (m)
-		kvfree(m->buf);
+		spray_tmsg_free_data(m);
 	kfree(m);
 err_uncharge:
 	spin_lock_bh(&ss->lock);

@@ -53,8 +53,10 @@ struct spray_addr {
  * @max_msg: largest message sendmsg() accepts, bytes
  * @idle_timeout_ms: a connection with nothing in flight for this long is
  *	torn down
- * @bdp_bytes: bandwidth-delay product of a host's link; sizes the sender
- *	window and the receiver credit of new connections
+ * @bdp_bytes: the largest bandwidth-delay product a peer may have: the
+ *	cap of the per-peer BDP that new connections learn (their delivery
+ *	rate times their min RTT), which sizes the sender window and the
+ *	receiver credit
  *
  * Readers on the datapath use READ_ONCE() per field; writers hold
  * &spray_net.config_lock. Changes apply to the next packet.
@@ -74,6 +76,12 @@ struct spray_config {
 };
 
 #define SPRAY_MAX_EVS		256
+/*
+ * Default bdp-bytes: the cap of a peer's BDP. A connection cannot have
+ * more in flight than its send ring anyway (2048 packets: 18 MB of jumbo
+ * frames); 16 MiB is also the default SO_SNDBUF and SO_RCVBUF.
+ */
+#define SPRAY_DEFAULT_BDP_CAP	(16U << 20)
 #define SPRAY_MAX_MSG		(8U << 20)
 /* default SO_SNDBUF and SO_RCVBUF: two largest messages */
 #define SPRAY_DEFAULT_BUF	(2 * SPRAY_MAX_MSG)
@@ -182,6 +190,19 @@ static inline void spray_mib_drop(struct spray_net *sn, int reason)
 		this_cpu_inc(sn->mib->drops[reason]);
 }
 
+/*
+ * DATA for a closed socket: the kernel's reason, where it has one for a
+ * socket that is closing (6.12), else that there is no socket.
+ */
+#ifdef SPRAY_HAVE_DROP_SOCKET_CLOSE
+#define SPRAY_SKB_DROP_CLOSED	SKB_DROP_REASON_SOCKET_CLOSE
+#else
+#define SPRAY_SKB_DROP_CLOSED	SKB_DROP_REASON_NO_SOCKET
+#endif
+
+/* input.c: count a drop of ours, the kernel's reason to free its skb with */
+enum skb_drop_reason spray_drop(struct spray_net *sn, int reason);
+
 /* Sum a namespace's counters over every cpu into @out. */
 void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
 
@@ -231,6 +252,9 @@ struct spray_sock {
 	struct list_head	rxq;
 	struct list_head	errq;
 	unsigned int		errq_len;
+	struct list_head	failing;
+	struct list_head	rconns;
+	struct work_struct	fail_work;
 	u32			tx_bytes;
 	struct spray_rcc	rcc;
 	bool			ordered;

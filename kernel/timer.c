@@ -17,6 +17,7 @@
 
 #include "conn.h"
 #include "netlink.h"
+#include <trace/events/spray.h>
 
 /* ---- timers ---- */
 
@@ -96,6 +97,14 @@ void spray_conn_arm(struct spray_conn *c, u64 now)
 		return;
 	if (t <= now)
 		t = now + 1000;
+	/*
+	 * Queued to fire no later: leave it (it arms again for what is due
+	 * then). Restarting a queued hrtimer costs a tree removal and
+	 * insertion per packet.
+	 */
+	if (hrtimer_is_queued(&c->timer) &&
+	    ktime_to_ns(hrtimer_get_expires(&c->timer)) <= t)
+		return;
 	hrtimer_start(&c->timer, ns_to_ktime(t), HRTIMER_MODE_ABS_SOFT);
 }
 
@@ -106,6 +115,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 	struct spray_net *sn = spray_net(sock_net(&ss->sk));
 	struct sk_buff_head q;
 	u64 now, rto;
+	u32 lost;
 
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
@@ -139,7 +149,12 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 		rto = spray_txwin_rto_deadline(&c->tw);
 		if (rto && rto <= now) {
 			spray_mib_inc(sn, SPRAY_MIB_RTO);
-			spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
+			c->rtos++;
+			c->ops_now = now;
+			/* the period that expired, before the backoff grows */
+			rto -= c->tw.rto_start_ns;
+			lost = spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
+			trace_spray_rto(c, lost, rto);
 		}
 		/* the grant stops us, and its ACK may be lost: probe */
 		if (spray_conn_persist_deadline(c) &&
@@ -149,6 +164,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 			spray_tx_fail_all(c, ETIMEDOUT);
 		spray_conn_pump(c, now, &q);
 		spray_conn_linger_check(c);
+		spray_conn_trace_cc(c);
 	}
 	spray_conn_arm(c, now);
 out:

@@ -30,6 +30,7 @@
 static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct spray_net *sn = rcu_dereference_sk_user_data(sk);
+	enum skb_drop_reason reason = SKB_DROP_REASON_NO_SOCKET;
 	struct spray_addr from = {}, to = {};
 	bool ce;
 
@@ -59,15 +60,16 @@ static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 			from.scope_id = skb->skb_iif;
 		ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
 	} else {
+		reason = SKB_DROP_REASON_UNHANDLED_PROTO;
 		goto drop;
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
 	spray_conn_rcv(sn, skb, &from, &to, ce);
 	return 0;
 drop_addr:
-	spray_mib_drop(sn, SPRAY_DROP_ADDR);
+	reason = spray_drop(sn, SPRAY_DROP_ADDR);
 drop:
-	kfree_skb(skb);
+	kfree_skb_reason(skb, reason);
 	return 0;
 }
 
@@ -93,6 +95,20 @@ static int spray_udp_open(struct spray_net *sn, int family, u16 port,
 	tcfg.encap_type = 1;
 	tcfg.encap_rcv = spray_udp_encap_rcv;
 	setup_udp_tunnel_sock(sn->net, *sockp, &tcfg);
+	/*
+	 * A sender's train (UDP GSO) may reach us whole; spray_conn_rcv()
+	 * takes its packets one by one. Kernels with "udp: do not accept
+	 * non-tunnel GSO skbs landing in a tunnel" (6.1.y, 6.12) cut it up
+	 * before encap_rcv instead.
+	 */
+	udp_set_bit(ACCEPT_L4, (*sockp)->sk);
+	/*
+	 * setup_udp_tunnel_sock() asks for checksums converted for the inner
+	 * packets of a tunnel: we have none, and with it the stack computes
+	 * every checksum of a train it cuts up (udp_rcv_segment()), which
+	 * the device or the sender's stack already vouched for.
+	 */
+	inet_dec_convert_csum((*sockp)->sk);
 	return 0;
 }
 
@@ -306,7 +322,20 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 {
 	struct spray_skb_cb cb = *SPRAY_SKB_CB(skb);
 	__be16 dport = htons(READ_ONCE(sn->cfg.udp_port));
+	enum skb_drop_reason reason = SKB_DROP_REASON_IP_OUTNOROUTES;
 	struct socket *sock;
+
+	/*
+	 * A train (spray_queue_train()): UDP GSO, cut into its packets by
+	 * the device or by the stack where the device cannot. Its checksum
+	 * is left to that (CHECKSUM_PARTIAL at the UDP header the tunnel
+	 * helpers push next, which set the pseudo-header sum for a GSO skb).
+	 */
+	if (skb_is_gso(skb)) {
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+		skb->csum_offset = offsetof(struct udphdr, check);
+	}
 
 	if (ipv6_addr_v4mapped(&cb.daddr)) {
 		struct flowi4 fl4;
@@ -314,7 +343,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 
 		sock = rcu_dereference(sn->udp_sock);
 		if (unlikely(!sock))
-			goto drop;
+			goto drop_nosock;
 		rt = spray_route4(sn, cb.saddr.s6_addr32[3],
 				  cb.daddr.s6_addr32[3], cb.ev, &fl4);
 		if (IS_ERR(rt))
@@ -336,7 +365,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 
 		sock = rcu_dereference(sn->udp6_sock);
 		if (unlikely(!sock))
-			goto drop;
+			goto drop_nosock;
 		dst = spray_route6(sn, &cb.saddr, &cb.daddr, cb.oif, cb.ev,
 				   &fl6);
 		if (IS_ERR(dst))
@@ -349,8 +378,11 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 		return 0;
 	}
 #endif
+	/* the namespace's UDP sockets are gone (it exits) or never came */
+drop_nosock:
+	reason = SKB_DROP_REASON_NO_SOCKET;
 drop:
-	kfree_skb(skb);
+	kfree_skb_reason(skb, reason);
 	return -ENETUNREACH;
 }
 

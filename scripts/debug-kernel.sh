@@ -29,7 +29,7 @@
 # (passed into the VM for the selftests' timeouts, default 6 under --test),
 # SPRAY_STRESS_SECS (how long stress_test runs there, default 180).
 # The VM's tests run with KSFT_MACHINE_SLOW=yes: speed and delay checks
-# (check_speed in selftests/lib.sh) report, not assert.
+# (spray_lib_check_speed in selftests/lib.sh) report, not assert.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -132,6 +132,8 @@ CONFIG_DEBUG_OBJECTS_TIMERS=y
 CONFIG_DEBUG_OBJECTS_WORK=y
 CONFIG_DEBUG_OBJECTS_RCU_HEAD=y
 CONFIG_DEBUG_NET=y
+# list corruption reported where it happens, not as a loop (an RCU stall)
+CONFIG_DEBUG_LIST=y
 EOF
 }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Congestion control signalled by both ends, through one bottleneck (the
-# dumbbell of lib.sh, setup_dumbbell): $NS senders, one receiver r, a
+# dumbbell of lib.sh, spray_lib_setup_dumbbell): $NS senders, one receiver r, a
 # ${RATE_MBIT} Mbit/s link with an ECN-marking AQM (fq_codel, one queue,
 # target $TARGET_MS ms) in front of r. Each namespace gets bdp-bytes = $BDP
 # (the link rate times a few base RTTs of this emulated fabric), as an
@@ -26,7 +26,7 @@
 source "$(dirname "$0")/lib.sh"
 top=$(dirname "$here")
 SC=$top/userspace/sprayctl/sprayctl
-trap 'cleanup_ns; rm -rf "$T"' EXIT
+trap 'spray_lib_cleanup_ns; rm -rf "$T"' EXIT
 T=$(mktemp -d)
 RATE_MBIT=${CC_RATE_MBIT:-5}
 TARGET_MS=${CC_TARGET_MS:-5}
@@ -39,7 +39,7 @@ sink_start() {
 	: >"$T/sink"
 	ip netns exec "$r" "$here/spray_sink" $R_ADDR $PORT "$1" 120 >"$T/sink" &
 	SINK=$!
-	busywait 10000 grep -q ready "$T/sink"
+	spray_lib_busywait 10000 grep -q ready "$T/sink"
 }
 
 # senders_run N COUNT SIZE: senders 1..N each send COUNT messages of SIZE
@@ -72,8 +72,8 @@ HDR=$(awk '/define SPRAY_DATA_HDR_LEN/ { print $3 }' "$top/kernel/core/wire.h")
 ratio() { python3 -c "print('%.3f' % ($1 / $2))"; }
 ge() { python3 -c "import sys; sys.exit(0 if $1 >= $2 else 1)"; }
 
-setup_dumbbell $NS $RATE_MBIT $TARGET_MS $BDP || { fail "dumbbell setup"; tap_end; }
-ok "dumbbell: $NS senders - sw - ${RATE_MBIT} Mbit/s fq_codel ecn (target ${TARGET_MS} ms) - r"
+spray_lib_setup_dumbbell $NS $RATE_MBIT $TARGET_MS $BDP || { spray_lib_fail "dumbbell setup"; spray_lib_tap_end; }
+spray_lib_ok "dumbbell: $NS senders - sw - ${RATE_MBIT} Mbit/s fq_codel ecn (target ${TARGET_MS} ms) - r"
 CAP=$(payload_cap)
 echo "# bottleneck payload capacity $CAP bit/s, AF_SPRAY header $HDR bytes"
 
@@ -91,7 +91,7 @@ while True:
     n += len(b); t1 = time.monotonic()
 print("tcp bytes %d secs %.3f bps %.0f" % (n, t1 - t0, 8 * n / (t1 - t0)))' >"$T/tcp" &
 	local srv=$!
-	busywait 5000 grep -q ready "$T/tcp"
+	spray_lib_busywait 5000 grep -q ready "$T/tcp"
 	ip netns exec "${S[3]}" python3 -c '
 import socket, sys, time
 s = socket.create_connection(("10.4.0.1", 5201)); b = bytes(65536)
@@ -116,16 +116,16 @@ incast() {
 	local mode=$1 size=65536 count=${CC_INCAST_MSGS:-8} s0 d0 s1 d1 bps
 	for s in "$r" "${S[@]}"; do ip netns exec "$s" "$SC" set cc-mode "$mode"; done
 	sink_start $((NS * count * size))
-	set -- $(bottleneck_stats)
+	set -- $(spray_lib_bottleneck_stats)
 	s0=$1 d0=$2
 	senders_run $NS $count $size
 	INCAST_RC=$?
 	# messages that failed never arrive: the sink waits for the rest only
 	# while a sender might still deliver them
-	busywait 20000 not kill -0 $SINK 2>/dev/null || kill $SINK
+	spray_lib_busywait 20000 spray_lib_not kill -0 $SINK 2>/dev/null || kill $SINK
 	wait $SINK
 	INCAST_SINK=$?
-	set -- $(bottleneck_stats)
+	set -- $(spray_lib_bottleneck_stats)
 	s1=$1 d1=$2
 	SENT=$((s1 - s0 + d1 - d0))
 	DROPS=$((d1 - d0))
@@ -149,17 +149,17 @@ incast_both_ok() {
 # (on a slow machine the speed is not asserted: no second attempt)
 slow() { [ "${KSFT_MACHINE_SLOW:-}" = yes ]; }
 incast_both_ok || slow || { echo "# incast: again"; incast_both_ok; }
-check "incast 8 -> 1 (cc both) completes" [ $INCAST_RC -eq 0 ] && [ $INCAST_SINK -eq 0 ]
-check "incast, cc both: bottleneck drops <= 1% of packets ($DROPS of $SENT)" \
+spray_lib_check "incast 8 -> 1 (cc both) completes" [ $INCAST_RC -eq 0 ] && [ $INCAST_SINK -eq 0 ]
+spray_lib_check "incast, cc both: bottleneck drops <= 1% of packets ($DROPS of $SENT)" \
 	[ $((DROPS * 100)) -le "$SENT" ]
-check_speed "incast, cc both: goodput >= 85% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
+spray_lib_check_speed "incast, cc both: goodput >= 85% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
 	ge "$BPS" "0.85 * $REF"
-check "incast, cc both: Jain fairness >= 0.9 ($JAIN)" ge "$JAIN" 0.9
+spray_lib_check "incast, cc both: Jain fairness >= 0.9 ($JAIN)" ge "$JAIN" 0.9
 both_drops=$DROPS
 
 incast off
 echo "# contrast: cc off drops $DROPS packets at the bottleneck, cc both $both_drops"
-check "incast, cc off: the bottleneck drops more than with cc both" \
+spray_lib_check "incast, cc off: the bottleneck drops more than with cc both" \
 	[ "$DROPS" -gt "$both_drops" ]
 for s in "$r" "${S[@]}"; do ip netns exec "$s" "$SC" set cc-mode both; done
 
@@ -182,13 +182,13 @@ pings "${S[2]}" 50
 set -- $(quantiles "$T/ping")
 base_p50=${2:-0} base_p99=${3:-0}
 echo "# idle bottleneck: ping p50 $base_p50 ms, p99 $base_p99 ms"
-sent_since() { set -- $(bottleneck_stats); [ $(($1 - base)) -ge "$want" ]; }
+sent_since() { set -- $(spray_lib_bottleneck_stats); [ $(($1 - base)) -ge "$want" ]; }
 one_flow() {
-	set -- $(bottleneck_stats); base=$1; want=300
+	set -- $(spray_lib_bottleneck_stats); base=$1; want=300
 	sink_start $((48 * 65536))
 	senders_run 1 48 65536 &
 	spid=$!
-	busywait 30000 sent_since
+	spray_lib_busywait 30000 sent_since
 	pings "${S[2]}" 120
 	wait $spid
 	rc=$?
@@ -205,11 +205,11 @@ one_flow() {
 		[ "$n" -ge 110 ] && ge "2 * $TARGET_MS" "$qd99"
 }
 one_flow || slow || { echo "# one flow: again"; one_flow; }
-check "one flow completes" [ $rc -eq 0 ] && [ $src -eq 0 ]
-check_speed "one flow alone: goodput >= 90% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
+spray_lib_check "one flow completes" [ $rc -eq 0 ] && [ $src -eq 0 ]
+spray_lib_check_speed "one flow alone: goodput >= 90% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
 	ge "$BPS" "0.90 * $REF"
-check "ping across the bottleneck: at least 110 of 120 replies ($n)" [ "$n" -ge 110 ]
-check_speed "queueing delay seen by ping (p99 - idle p99): $qd99 ms <= 2 x AQM target" \
+spray_lib_check "ping across the bottleneck: at least 110 of 120 replies ($n)" [ "$n" -ge 110 ]
+spray_lib_check_speed "queueing delay seen by ping (p99 - idle p99): $qd99 ms <= 2 x AQM target" \
 	ge "2 * $TARGET_MS" "$qd99"
 
 # 4. Two AF_SPRAY flows share fairly.
@@ -219,7 +219,7 @@ rc=$?
 wait $SINK
 JAIN=$(total jain)
 sed -n 's/^sender/# two flows: sender/p' "$T/sink"
-check "two AF_SPRAY flows: Jain fairness >= 0.9 ($JAIN)" \
+spray_lib_check "two AF_SPRAY flows: Jain fairness >= 0.9 ($JAIN)" \
 	[ $rc -eq 0 ] && ge "$JAIN" 0.9
 
 # ... and beside a TCP flow neither starves: both run together, TCP for a
@@ -233,10 +233,10 @@ for p in $TCP_PIDS; do wait $p; done
 BPS=$(total bps)
 TBPS=$(awk '{ print $7 }' "$T/tcp")
 echo "# beside TCP: AF_SPRAY $(ratio "$BPS" "$CAP"), TCP $(ratio "${TBPS:-0}" "$CAP") of the bottleneck"
-check "beside a TCP flow: AF_SPRAY's messages complete" [ $rc -eq 0 ]
-check_speed "beside a TCP flow: AF_SPRAY gets >= 20% ($(ratio "$BPS" "$CAP"))" \
+spray_lib_check "beside a TCP flow: AF_SPRAY's messages complete" [ $rc -eq 0 ]
+spray_lib_check_speed "beside a TCP flow: AF_SPRAY gets >= 20% ($(ratio "$BPS" "$CAP"))" \
 	ge "$BPS" "0.2 * $CAP"
-check_speed "beside AF_SPRAY: TCP gets >= 20% ($(ratio "${TBPS:-0}" "$CAP"))" \
+spray_lib_check_speed "beside AF_SPRAY: TCP gets >= 20% ($(ratio "${TBPS:-0}" "$CAP"))" \
 	ge "${TBPS:-0}" "0.2 * $CAP"
 
-tap_end
+spray_lib_tap_end

@@ -15,11 +15,11 @@ top=$(dirname "$here")
 SC=$top/userspace/spraycoll/spraycoll
 CTL=$top/userspace/sprayctl/sprayctl
 tmp=$(mktemp -d)
-trap 'cleanup_ns; rm -rf "$tmp"' EXIT
+trap 'spray_lib_cleanup_ns; rm -rf "$tmp"' EXIT
 
-[ -x "$SC" ] || { fail "spraycoll built ($SC)"; tap_end; }
-topo_setup 8 || { fail "topology: 8 rank namespaces on a bridge"; tap_end; }
-ok "topology: 8 rank namespaces on a bridge"
+[ -x "$SC" ] || { spray_lib_fail "spraycoll built ($SC)"; spray_lib_tap_end; }
+topo_setup 8 || { spray_lib_fail "topology: 8 rank namespaces on a bridge"; spray_lib_tap_end; }
+spray_lib_ok "topology: 8 rank namespaces on a bridge"
 
 NS8=$TOPO_NETNS
 AD8=$TOPO_ADDRS
@@ -64,9 +64,9 @@ run() {
 	spraycoll "$n" "$@" -c -J >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -eq 0 ] && json_ok "$tmp/out" "${COND:-True}" 2>>"$tmp/err"; then
-		ok "$name ($((SECONDS - t0)) s)"
+		spray_lib_ok "$name ($((SECONDS - t0)) s)"
 	else
-		fail "$name (exit $rc)"
+		spray_lib_fail "$name (exit $rc)"
 		sed 's/^/# /' "$tmp/err" | tail -n 12
 	fi
 }
@@ -87,23 +87,23 @@ done
 
 # 2. counters in the table: the columns are there and plausible
 spraycoll 4 -t spray -o allreduce -b 1M -e 1M -n 2 -w 1 -c >"$tmp/out" 2>"$tmp/err"
-check "table has retx, ecn, paths and share columns" \
+spray_lib_check "table has retx, ecn, paths and share columns" \
 	grep -qE '^#.*#wrong +retx +ecn +paths +share%min-max' "$tmp/out"
-check "table row: 0 wrong, counters filled in" \
+spray_lib_check "table row: 0 wrong, counters filled in" \
 	awk '$1 == 1048576 { ok = ($9 == 0 && $10 ~ /^[0-9]+$/ && $11 ~ /^[0-9]+$/ && $12 == 256 && $13 ~ /^[0-9.]+-[0-9.]+$/) } END { exit !ok }' "$tmp/out"
 spraycoll 4 -t tcp -o allreduce -b 64K -e 64K -n 1 -w 0 >"$tmp/out" 2>&1
-check "no counter columns over tcp" not grep -q retx "$tmp/out"
+spray_lib_check "no counter columns over tcp" spray_lib_not grep -q retx "$tmp/out"
 spraycoll 4 -t spray --no-counters -o allreduce -b 64K -e 64K -n 1 -w 0 >"$tmp/out" 2>&1
-check "no counter columns with --no-counters" not grep -q retx "$tmp/out"
+spray_lib_check "no counter columns with --no-counters" spray_lib_not grep -q retx "$tmp/out"
 
 # packets per path: 4 entropy values per peer, each carries about a quarter
 for ns in "${TOPO_NS[@]}"; do ip netns exec "$ns" "$CTL" set nr-evs 4 >/dev/null; done
 spraycoll 4 -t spray -o alltoall -b 4M -e 4M -n 2 -w 0 -c -J >"$tmp/out" 2>"$tmp/err"
-check "nr-evs 4: 4 paths, each 15-35% of the packets (JSON)" json_ok "$tmp/out" \
+spray_lib_check "nr-evs 4: 4 paths, each 15-35% of the packets (JSON)" json_ok "$tmp/out" \
 	'all(r["spray"]["paths"] == 4 and all(15 <= s <= 35 for s in r["spray"]["path_share_pct"]) and abs(sum(r["spray"]["path_share_pct"]) - 100) < 0.1 for r in d["results"])'
 python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]["spray"]; print("# path shares %", r["path_share_pct"], "retx", r["retx_pkts"], "tx", r["tx_pkts"])' "$tmp/out" 2>/dev/null
 spraycoll 4 -t spray -o alltoall -b 4M -e 4M -n 1 -w 0 >"$tmp/out" 2>"$tmp/err"
-check "nr-evs 4: table prints the packets per path" grep -qE '^#   packets per path %:( [0-9.]+){4}$' "$tmp/out"
+spray_lib_check "nr-evs 4: table prints the packets per path" grep -qE '^#   packets per path %:( [0-9.]+){4}$' "$tmp/out"
 for ns in "${TOPO_NS[@]}"; do ip netns exec "$ns" "$CTL" set nr-evs 256 >/dev/null; done
 
 # 3. every pattern over AF_SPRAY with 1% loss on every link, both ways
@@ -125,9 +125,9 @@ fails() {
 	spraycoll "$n" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -qE -- "$pat" "$tmp/err"; then
-		ok "$name"
+		spray_lib_ok "$name"
 	else
-		fail "$name (exit $rc)"
+		spray_lib_fail "$name (exit $rc)"
 		sed 's/^/# /' "$tmp/err" | tail -n 8
 	fi
 }
@@ -154,4 +154,4 @@ fails "peer behind a dead link over spray names it" \
 wait
 topo_netem ""
 
-tap_end
+spray_lib_tap_end

@@ -25,7 +25,7 @@ cleanup() {
 	[ -n "${TD_PID:-}" ] && kill "$TD_PID" 2>/dev/null
 	[ -n "${HFD:-}" ] && exec {HFD}>&-
 	[ -n "${SPID:-}" ] && kill "$SPID" 2>/dev/null
-	cleanup_ns
+	spray_lib_cleanup_ns
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -38,21 +38,20 @@ check_py() {
 	rc=$?
 	while read -r verdict what; do
 		case $verdict in
-		PASS) ok "$what" ;;
-		FAIL) fail "$what" ;;
+		PASS) spray_lib_ok "$what" ;;
+		FAIL) spray_lib_fail "$what" ;;
 		\#*) echo "$verdict $what" ;;
 		*) echo "# $verdict $what" ;;
 		esac
 	done <"$tmp/$name.out"
 	if [ $rc -ne 0 ] && ! grep -q "^FAIL" "$tmp/$name.out"; then
-		fail "dissector_check.py $1 exited with status $rc"
+		spray_lib_fail "dissector_check.py $1 exited with status $rc"
 	fi
 }
 
 for t in tshark tcpdump python3; do
 	if ! command -v $t >/dev/null; then
-		skip "the dissector test needs $t (scripts/deps.sh installs it)"
-		tap_end
+		spray_lib_skip_all "the dissector test needs $t (scripts/deps.sh installs it)"
 	fi
 done
 echo "# $(tshark --version 2>/dev/null | head -n 1)"
@@ -62,7 +61,7 @@ check_py crafted crafted "$LUA" "$tmp"
 echo "# built packets checked at ${SECONDS}s"
 
 # ---- 2. a lossy transfer, captured on the sender
-setup_fabric 2 || { fail "fabric setup"; tap_end; }
+spray_lib_setup_fabric 2 || { spray_lib_fail "fabric setup"; spray_lib_tap_end; }
 echo "# fabric up at ${SECONDS}s"
 for n in "$h1" "$h2"; do
 	# a handful of entropy values; connections outlive the checks
@@ -72,15 +71,15 @@ for i in 0 1; do
 	ip netns exec "$sw" tc qdisc change dev p$i root netem limit 10000 loss 2%
 done
 
-ip netns exec "$h1" tcpdump -i eth0 -n -U -Z root -s 160 -B 16384 \
+ip netns exec "$h1" tcpdump -i eth0 -n -U -Z root -s 0 -B 16384 \
 	-w "$tmp/cap.pcap" "udp port 4797 or icmp" 2>"$tmp/tcpdump.err" &
 TD_PID=$!
-check "tcpdump listens on h1's eth0" busywait 30000 grep -q "listening on" "$tmp/tcpdump.err"
+spray_lib_check "tcpdump listens on h1's eth0" spray_lib_busywait 30000 grep -q "listening on" "$tmp/tcpdump.err"
 
 ip netns exec "$h2" "$here/spray_msg" recv $H2_ADDR 7000 $COUNT fixed:$SIZE 9 120 \
 	>"$tmp/recv" 2>&1 &
 RPID=$!
-busywait 10000 grep -q ready "$tmp/recv"
+spray_lib_busywait 10000 grep -q ready "$tmp/recv"
 # the sender keeps its socket (and so its connection and counters) until
 # its standard input closes
 mkfifo "$tmp/hold"
@@ -88,10 +87,10 @@ SPRAY_HOLD=1 ip netns exec "$h1" "$here/spray_msg" send $H1_ADDR 7001 $H2_ADDR 7
 	$COUNT fixed:$SIZE 9 $RATE <"$tmp/hold" >"$tmp/send" 2>&1 &
 SPID=$!
 exec {HFD}>"$tmp/hold"
-check "sender: $COUNT x $SIZE bytes, every one acknowledged" \
-	busywait 120000 grep -q "unacked 0 failed 0" "$tmp/send"
+spray_lib_check "sender: $COUNT x $SIZE bytes, every one acknowledged" \
+	spray_lib_busywait 120000 grep -q "unacked 0 failed 0" "$tmp/send"
 wait $RPID
-check "receiver: every message exactly once and intact" [ $? -eq 0 ]
+spray_lib_check "receiver: every message exactly once and intact" [ $? -eq 0 ]
 sed 's/^/# /' "$tmp/send" "$tmp/recv"
 
 # The sender's counters once everything is acknowledged: DATA no longer
@@ -103,12 +102,12 @@ ip netns exec "$h1" "$SC" paths | sed 's/^/# /'
 # a ping after them: once tcpdump has written it, it has written all before
 ip netns exec "$h1" ping -c 1 -W 5 $H2_ADDR >/dev/null
 written() { tcpdump -n -r "$tmp/cap.pcap" icmp 2>/dev/null | grep -q "echo reply"; }
-check "the capture holds the whole transfer (the ping after it)" busywait 30000 written
+spray_lib_check "the capture holds the whole transfer (the ping after it)" spray_lib_busywait 30000 written
 kill -INT $TD_PID
 wait $TD_PID
 TD_PID=
 sed 's/^/# tcpdump: /' "$tmp/tcpdump.err"
-check "tcpdump: no packet dropped by the kernel" grep -q "^0 packets dropped by kernel" "$tmp/tcpdump.err"
+spray_lib_check "tcpdump: no packet dropped by the kernel" grep -q "^0 packets dropped by kernel" "$tmp/tcpdump.err"
 ip netns exec "$h1" "$SC" -j stats >"$tmp/stats-after.json"
 exec {HFD}>&-
 HFD=
@@ -124,4 +123,4 @@ grep -q "^FAIL\|Traceback" "$tmp/live.out" && [ -n "${SPRAY_OUT:-}" ] &&
 	cp "$tmp"/*.json "$SPRAY_OUT/"
 ip netns exec "$h1" grep "^Udp:" /proc/net/snmp | sed 's/^/# h1 /'
 echo "# capture checked at ${SECONDS}s"
-tap_end
+spray_lib_tap_end

@@ -27,6 +27,7 @@ FIELDS = [
     "afspray.flags.retx", "afspray.src_cid", "afspray.dst_cid", "afspray.psn",
     "afspray.psn_rel", "afspray.ev", "afspray.data.msg_id", "afspray.data.msg_len",
     "afspray.data.frag_off", "afspray.data.frag_len", "afspray.data.last_frag",
+    "afspray.data.min_rtt", "afspray.data.min_rtt_ns",
     "afspray.cum_psn", "afspray.grant_psn",
     "afspray.sack.first", "afspray.sack.last", "afspray.sack.count",
     "afspray.sack.hole.first", "afspray.sack.hole.last",
@@ -72,6 +73,55 @@ def tshark(lua, pcap, *opts):
     return frames
 
 
+FRAME_FIELDS = ("frame.number", "udp.srcport", "udp.dstport", "_ws.col.Info")
+
+
+def flatten(o, d):
+    """Collect the values of the fields of d (a dict field -> list) from
+    one AF_SPRAY packet's subtree of tshark's JSON."""
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k in d and isinstance(v, str):
+                d[k].append(v)
+            elif k in d and isinstance(v, list) and all(isinstance(x, str) for x in v):
+                d[k].extend(v)
+            else:
+                flatten(v, d)
+    elif isinstance(o, list):
+        for x in o:
+            flatten(x, d)
+
+
+def tshark_packets(lua, pcap, *opts):
+    """Decode PCAP; a dict per AF_SPRAY packet, field -> list of values,
+    like tshark()'s frames but with the packets of a GSO train (several
+    in one frame, as captured on the sender) apart. The frame's own fields
+    (FRAME_FIELDS) are copied into each of its packets."""
+    byf = {int(f["frame.number"][0]): f for f in tshark(lua, pcap, *opts)}
+    cmd = ["tshark", "-n", "-r", pcap, "-X", "lua_script:" + lua] + list(opts)
+    cmd += ["-T", "json", "--no-duplicate-keys"]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True)
+    if out.returncode:
+        raise RuntimeError("tshark -T json: %s" % out.stderr.strip()[:500])
+    pkts = []
+    for fr in json.loads(out.stdout or "[]"):
+        layers = fr["_source"]["layers"]
+        roots = layers.get("afspray")
+        if roots is None:
+            continue
+        num = int(layers["frame"]["frame.number"])
+        for r in roots if isinstance(roots, list) else [roots]:
+            d = {k: [] for k in FIELDS}
+            flatten(r, d)
+            if not d["afspray.type"]:
+                continue        # a note, not a packet (bytes beyond the snaplen)
+            for k in FRAME_FIELDS:
+                d[k] = byf[num][k]
+            pkts.append(d)
+    return pkts
+
+
 def one(fr, k, conv=int):
     v = fr[k]
     return conv(v[0]) if v else None
@@ -88,10 +138,20 @@ def hdr(t, flags, sport, dport, scid, dcid, psn, ev, version=1):
                        psn % TWO32, ev, 0)
 
 
-def data(scid, dcid, psn, ev, msg, mlen, off, flen, ts, flags=0, payload=None):
+def rtt_field(ns):
+    """min_rtt: 12-bit mantissa, 4-bit exponent, mantissa << exponent
+    units of 64 ns (rounded), 0 for none"""
+    m, e = ns >> 6, 0
+    while m >= 4096:
+        m, e = (m + 1) >> 1, e + 1
+    return (e << 12) | max(m, 1) if ns else 0
+
+
+def data(scid, dcid, psn, ev, msg, mlen, off, flen, ts, flags=0, payload=None,
+         min_rtt=0):
     body = payload if payload is not None else b"\xab" * flen
     return (hdr(1, flags, 7000, 7001, scid, dcid, psn, ev) +
-            struct.pack("!IIIHHQ", msg, mlen, off, flen, 0, ts) + body)
+            struct.pack("!IIIHHQ", msg, mlen, off, flen, rtt_field(min_rtt), ts) + body)
 
 
 def ack(scid, dcid, cum, base, sack, ecn, ts, hold, grant, ev, echo, flags=0):
@@ -150,8 +210,9 @@ def crafted(lua, outdir):
                                     50007, C + 7)))
     fr.append(frame(B, A, P, P, nack(77, C, C + 3, 1, 1, C + 3, C + 100)))     # 10
     fr.append(frame(A, B, 50009, P, data(C, 77, C + 3, 50009, 5, 800, 300, 100, 2000,
-                                          flags=2)))                           # 11 RETX
-    fr.append(frame(A, B, 50005, P, data(C, 77, C + 5, 50005, 5, 800, 500, 100, 1005)))  # 12 dup
+                                          flags=2, min_rtt=20000)))            # 11 RETX
+    fr.append(frame(A, B, 50005, P, data(C, 77, C + 5, 50005, 5, 800, 500, 100, 1005,
+                                          min_rtt=20000000)))                  # 12 dup
     fr.append(frame(B, A, P, P, nack(77, C, C + 6, 0, 1, C + 3, C + 100)))     # 13 count 0
     fr.append(frame(A, B, 50010, P, data(C, 77, C + 8, 50010, 6, 100, 0, 50, 3000,
                                           payload=b"\xab" * 100)))             # 14 len
@@ -171,6 +232,11 @@ def crafted(lua, outdir):
     # 24: the same bitmap with cum_psn C+3: its bits below are not SACK ranges
     fr.append(frame(B, A, P, P, ack(77, C, C + 3, C, sack, 0, 1007, 0, C + 100,
                                     50007, C + 7)))
+    # 25: a GSO train as a capture on the sender holds it: three DATA packets
+    # of one connection back to back in one datagram, the last one shorter
+    fr.append(frame(A, B, 50017, P, b"".join(
+        data(C, 77, C + 12 + i, 50017, 9, 250, 100 * i, 100 if i < 2 else 50, 7000 + i)
+        for i in range(3))))
     pcap = os.path.join(outdir, "crafted.pcap")
     write_pcap(pcap, fr)
 
@@ -185,7 +251,7 @@ def crafted(lua, outdir):
     by = {int(f["frame.number"][0]): f for f in a}
     dec = sorted(n for n, f in by.items() if f["afspray.type"] or
                  any("AF_SPRAY" in m or "version" in m for m in f["_ws.expert.message"]))
-    want = [n for n in range(1, 25) if n not in (20, 21)]
+    want = [n for n in range(1, 26) if n not in (20, 21)]
     result(dec == want, "crafted: port 4797 and 'decode as' 5000 decoded, 6000 not "
            "(heuristic off)", "decoded %s" % dec)
     d = [by[i] for i in range(1, 9)]
@@ -197,6 +263,14 @@ def crafted(lua, outdir):
            all(one(x, "afspray.data.frag_len") == 100 and one(x, "afspray.data.msg_len") == 800
                and one(x, "afspray.data.msg_id") == 5 for x in d),
            "DATA: message id, length, fragment offsets and lengths")
+    result(one(by[11], "afspray.data.min_rtt", lambda v: int(v, 0)) == 0x138 and
+           one(by[11], "afspray.data.min_rtt_ns") == 19968 and
+           one(by[12], "afspray.data.min_rtt_ns") == 2442 << 13 and
+           not by[1]["afspray.data.min_rtt_ns"],
+           "DATA: the sender's min RTT, 64 ns units below 262 us, 12 bits of "
+           "mantissa above; none when 0",
+           "%s %s %s" % (by[11]["afspray.data.min_rtt_ns"], by[12]["afspray.data.min_rtt_ns"],
+                         by[1]["afspray.data.min_rtt_ns"]))
     result([one(x, "afspray.data.last_frag") for x in d] == [0] * 7 + [1],
            "DATA: the last fragment is marked")
     result(all(one(x, "afspray.ev") == one(x, "udp.srcport") for x in d),
@@ -257,6 +331,23 @@ def crafted(lua, outdir):
     result(any("version 2" in m for m in by[18]["_ws.expert.message"]),
            "malformed: version 2")
     result(one(by[22], "afspray.type") == 5, "CLOSE: the common header")
+    tr = by[25]
+    result(ints(tr, "afspray.psn") == [(C + 12 + i) % TWO32 for i in range(3)] and
+           ints(tr, "afspray.data.frag_off") == [0, 100, 200] and
+           ints(tr, "afspray.data.frag_len") == [100, 100, 50] and
+           ints(tr, "afspray.data.last_frag") == [0, 0, 1] and
+           not tr["_ws.expert.message"] and
+           tr["_ws.col.Info"][0].startswith("train of 3: DATA"),
+           "a GSO train (3 DATA packets in one datagram): each packet decoded, "
+           "none malformed", "%s %s" % (tr["afspray.psn"], tr["_ws.expert.message"]))
+    try:
+        pk = [x for x in tshark_packets(lua, pcap, "-Y", "frame.number == 25")]
+    except RuntimeError as e:
+        pk = []
+        print("# %s" % e)
+    result(len(pk) == 3 and [one(x, "afspray.analysis.tx_count") for x in pk] == [1, 1, 1]
+           and all(one(x, "frame.number") == 25 for x in pk),
+           "  three packets of frame 25 in the JSON output, each first transmitted")
 
     # B: the port moved to 6000 by preference, heuristic on
     try:
@@ -285,11 +376,17 @@ def live(lua, pcap, d):
     peers, paths = load(os.path.join(d, "peers.json")), load(os.path.join(d, "paths.json"))
     count, size = (int(x) for x in open(os.path.join(d, "transfer")).read().split())
     try:
-        frames = tshark(lua, pcap, "-Y", "afspray")
+        frames = tshark_packets(lua, pcap, "-Y", "afspray")
     except RuntimeError as e:
         result(False, "live: tshark decodes the capture", str(e))
         return
-    result(len(frames) > 0, "live: AF_SPRAY frames in the capture (%d)" % len(frames))
+    trains = {}
+    for f in frames:
+        trains[one(f, "frame.number")] = trains.get(one(f, "frame.number"), 0) + 1
+    result(len(frames) > 0, "live: AF_SPRAY packets in the capture (%d in %d frames; "
+           "%d frames are GSO trains of up to %d packets)" % (
+               len(frames), len(trains), sum(1 for n in trains.values() if n > 1),
+               max(trains.values() or [0])))
     snd = [p for p in peers if p["remote"].endswith(":7000") and p["local-cid"]]
     result(len(snd) == 1, "live: the sender's connection in sprayctl peers")
     if len(snd) != 1:
@@ -364,7 +461,8 @@ def live(lua, pcap, d):
         ok = ok and sum(one(f, "afspray.data.last_frag") for f in fs) == 1
     result(ok, "live: each message's fragments tile 0..%d exactly once" % size)
     by_psn = {one(f, "afspray.psn"): f for f in orig}
-    result(all(one(f, "afspray.data.frag_off") == one(by_psn[one(f, "afspray.psn")],
+    result(all(one(f, "afspray.psn") in by_psn and
+               one(f, "afspray.data.frag_off") == one(by_psn[one(f, "afspray.psn")],
                                                       "afspray.data.frag_off") and
                one(f, "afspray.data.msg_id") == one(by_psn[one(f, "afspray.psn")],
                                                     "afspray.data.msg_id") for f in retx),

@@ -37,9 +37,9 @@ cleanup() {
 	for h in "${HOLDS[@]}"; do unhold "$h" 2>/dev/null; done
 	jobs -p | xargs -r kill 2>/dev/null
 	wait 2>/dev/null
-	cleanup_ns
+	spray_lib_cleanup_ns
 	rm -rf "$tmp"
-	module_loaded || { [ -n "$ko" ] && load_spray "$ko"; }
+	spray_lib_module_loaded || { [ -n "$ko" ] && spray_lib_load_spray "$ko"; }
 }
 trap cleanup EXIT
 
@@ -55,8 +55,8 @@ COUNT=${HARDENING_COUNT:-100}	# messages per real transfer (mix: ~11 KiB each)
 want() { [ -z "${HARDENING_ONLY:-}" ] || [[ " $HARDENING_ONLY " == *" $1 "* ]]; }
 echo "# t=0"
 
-[ -x "$FLOOD" ] || { fail "spray_flood built ($FLOOD)"; tap_end; }
-setup_ns h1 h2 ev || { fail "setup namespaces"; tap_end; }
+[ -x "$FLOOD" ] || { spray_lib_fail "spray_flood built ($FLOOD)"; spray_lib_tap_end; }
+spray_lib_setup_ns h1 h2 ev || { spray_lib_fail "setup namespaces"; spray_lib_tap_end; }
 ip link add eth0 netns "$h1" type veth peer name eth0 netns "$h2"
 ip link add eth1 netns "$h2" type veth peer name eth0 netns "$ev"
 ip -n "$h1" addr add 10.0.1.1/24 dev eth0
@@ -70,9 +70,9 @@ ip -n "$ev" route add 224.0.0.0/4 dev eth0
 ip -n "$h2" route add $SPOOF via 10.0.2.1
 ip netns exec "$h2" sysctl -qw net.ipv4.conf.all.rp_filter=1 \
 	net.ipv4.conf.eth1.rp_filter=1
-busywait 5000 ip netns exec "$ev" ping -c1 -W1 10.0.1.2 >/dev/null &&
-	busywait 5000 ip netns exec "$h1" ping -c1 -W1 10.0.1.2 >/dev/null
-check "topology: h1 and ev reach h2" [ $? -eq 0 ]
+spray_lib_busywait 5000 ip netns exec "$ev" ping -c1 -W1 10.0.1.2 >/dev/null &&
+	spray_lib_busywait 5000 ip netns exec "$h1" ping -c1 -W1 10.0.1.2 >/dev/null
+spray_lib_check "topology: h1 and ev reach h2" [ $? -eq 0 ]
 
 sc() { local ns=$1; shift; ip netns exec "$ns" "$SC" "$@"; }
 # stat NS KEY: one counter of "sprayctl stats"
@@ -133,7 +133,7 @@ recv_start() {	# recv_start SEED: receiver on h2:7000, kept bound after
 		7000 "$COUNT" mix "$1" 300 <"$tmp/rin" >"$RLOG" 2>&1 &
 	RPID=$!
 	exec {RIN}>"$tmp/rin"
-	busywait 10000 grep -q ready "$RLOG"
+	spray_lib_busywait 10000 grep -q ready "$RLOG"
 }
 recv_stop() {	# the receiver's verdict: all messages, once, intact
 	exec {RIN}>&-
@@ -155,7 +155,7 @@ send_start() {
 	SPID=$!
 	exec {SIN}>"$tmp/sin"
 	# its connection exists on the receiver
-	busywait 20000 eval '[ "$(conns_on "$h2" 7000)" -ge 1 ]'
+	spray_lib_busywait 20000 eval '[ "$(conns_on "$h2" 7000)" -ge 1 ]'
 }
 send_done() { grep -q "^sent" "$tmp/send.log"; }
 send_stop() {
@@ -173,7 +173,7 @@ flood_start() {
 		>"$tmp/flood.$name" 2>&1 &
 	eval "FPID_$name=$!"
 	FLOODS+=("$name")
-	busywait 20000 grep -q "^flooding" "$tmp/flood.$name"
+	spray_lib_busywait 20000 grep -q "^flooding" "$tmp/flood.$name"
 }
 flood_sent() {	# flood_sent LOG: SENT = packets the flood that wrote LOG sent
 	SENT=$(awk '/^sent/ { print $2 }' "$1")
@@ -226,9 +226,9 @@ under_floods() {
 		flood_stop "$f"
 	done
 	CONNS_7000=$(conns_on "$h2" 7000)
-	check "$name: real transfer of $COUNT messages acknowledged under the flood" [ $rc -eq 0 ]
-	check "$name: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
-	check "$name: the floods ran throughout the transfer" [ $alive -eq 0 ]
+	spray_lib_check "$name: real transfer of $COUNT messages acknowledged under the flood" [ $rc -eq 0 ]
+	spray_lib_check "$name: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
+	spray_lib_check "$name: the floods ran throughout the transfer" [ $alive -eq 0 ]
 	LOST=$(( $($LOSTF) - lost0 ))
 }
 
@@ -236,21 +236,21 @@ under_floods() {
 # for it: softirq may still be working through the backlog)
 reached() { [ $(( $(stat "$1" "drop-$2") - $3 )) -ge "$4" ]; }
 counted() {
-	busywait 10000 reached "$@"
+	spray_lib_busywait 10000 reached "$@"
 	[ $(( $(stat "$1" "drop-$2") - $3 )) -eq "$4" ]
 }
 # counted_at_least NS REASON BEFORE N: real traffic may add to the reason
-counted_at_least() { busywait 10000 reached "$@"; }
+counted_at_least() { spray_lib_busywait 10000 reached "$@"; }
 
 # hold NAME ADDR PORT: a socket on h2 that never reads; unhold NAME
 hold() {
-	hold_start "$1" ip netns exec "$h2" "$here/spray_hold" "$2" "$3"
+	spray_lib_hold_start "$1" ip netns exec "$h2" "$here/spray_hold" "$2" "$3"
 	HOLDS+=("$1")
 	eval "[ \"\${${1}_PORT:-}\" = $3 ]"
 }
 unhold() {
 	eval "[ -n \"\${${1}_FD:-}\" ]" || return 0
-	hold_stop "$1"
+	spray_lib_hold_stop "$1"
 	eval "${1}_FD="
 }
 
@@ -260,21 +260,21 @@ unhold() {
 # that fill a connection table must end before the first connection they
 # made expires, whatever the machine; the floods beside a transfer must
 # leave it CPU to run.
-sc "$h2" set idle-timeout-ms 600000 || fail "sprayctl set idle-timeout-ms"
+sc "$h2" set idle-timeout-ms 600000 || spray_lib_fail "sprayctl set idle-timeout-ms"
 c0=$(conns "$h2")
-check "calibration socket bound on h2:7099" hold C 10.0.1.2 7099
+spray_lib_check "calibration socket bound on h2:7099" hold C 10.0.1.2 7099
 o0=$(stat "$h2" conn-open)
 lost0=$(ev_lost)
 t0=$(date +%s%3N)
 flood_n "$ev" 0 -d 10.0.1.2 -P 7099 -s $SPOOF -a 1000 -n 1000 syn
 cal_done() { [ $(( $(stat "$h2" conn-open) - o0 + $(ev_lost) - lost0 )) -ge 1000 ]; }
-busywait 600000 cal_done
+spray_lib_busywait 600000 cal_done
 CAL_MS=$(( $(date +%s%3N) - t0 ))
 made=$(( $(stat "$h2" conn-open) - o0 ))
 unhold C
 # (its connections go with it)
 cal_gone() { [ "$(conns "$h2")" -le "$c0" ]; }
-check "calibration: $made connections made, gone with their socket" busywait 60000 cal_gone
+spray_lib_check "calibration: $made connections made, gone with their socket" spray_lib_busywait 60000 cal_gone
 # microseconds a connection (of the 1000 sent, the veth may drop some):
 # for the timeouts, until the counters showed them all (an overestimate by
 # the time sprayctl takes to look, safe for a timeout); for the rates, the
@@ -297,7 +297,7 @@ RATE=${HARDENING_RATE:-$(( 500000 / US_SEND ))}
 echo "# calibration: $made connections in $CAL_MS ms ($US us each; sent in $FLOOD_MS ms, $US_SEND us each): idle timeout $IDLE_MS ms ($LONG_IDLE_MS in section 6), floods at $RATE packets a second"
 sc "$h2" set idle-timeout-ms $IDLE_MS
 sc "$h1" set idle-timeout-ms $IDLE_MS
-check "victim socket bound on h2:7100 (never reads)" hold V 10.0.1.2 7100
+spray_lib_check "victim socket bound on h2:7100 (never reads)" hold V 10.0.1.2 7100
 KMEM0=$(kmem)
 SLAB0=$(slab)
 BASE=$(conns "$h2")
@@ -308,10 +308,10 @@ slab_back() { [ "$(slab)" -le $((SLAB0 + 4096)) ]; }
 kmem_back() { [ "$(kmem)" -le $((KMEM0 + 8192)) ]; }
 # all_back WHAT: state and memory back to the baseline after the idle timeout
 all_back() {
-	check "$1: every connection torn down after the idle timeout" \
-		busywait $((IDLE_MS * 4)) idle_back
-	check "$1: slab back to the baseline ($(slab) KiB, $SLAB0 at the start)" \
-		busywait 10000 slab_back
+	spray_lib_check "$1: every connection torn down after the idle timeout" \
+		spray_lib_busywait $((IDLE_MS * 4)) idle_back
+	spray_lib_check "$1: slab back to the baseline ($(slab) KiB, $SLAB0 at the start)" \
+		spray_lib_busywait 10000 slab_back
 }
 
 # ---- 1. garbage and malformed headers, each kind from its own flood, all
@@ -346,14 +346,14 @@ if want 1; then
 		eval "SENT=\$SENT_$kind"
 		total=$((total + SENT))
 	done
-	busywait 10000 eval '[ $(( $(parse_drops) - b_all )) -ge $((total - LOST)) ]'
+	spray_lib_busywait 10000 eval '[ $(( $(parse_drops) - b_all )) -ge $((total - LOST)) ]'
 	d=$(( $(parse_drops) - b_all ))
-	check "malformed: $d counted, all that arrived (sent $total with $SENT_random random, lost on the way $LOST)" \
+	spray_lib_check "malformed: $d counted, all that arrived (sent $total with $SENT_random random, lost on the way $LOST)" \
 		[ "$d" -eq $((total - LOST)) ]
 	for kind in $PARSE_KINDS; do
 		eval "b=\$b_$kind SENT=\$SENT_$kind"
 		d=$(( $(stat "$h2" "drop-$kind") - b ))
-		check "$kind: $d counted as drop-$kind, $SENT sent" \
+		spray_lib_check "$kind: $d counted as drop-$kind, $SENT sent" \
 			[ "$d" -ge $((SENT - LOST)) -a "$d" -le $((SENT + SENT_random)) ]
 	done
 fi
@@ -366,9 +366,9 @@ if want 2; then
 	b=$(stat "$h2" drop-stale)
 	under_floods "nosyn+ctl" "$ev" "-d 10.0.1.2 -s $SPOOF -a 1000 -p 4 nosyn" \
 		"$ev" "-d 10.0.1.2 -s $SPOOF -a 1000 -p 4 -S 21000 ctl"
-	check "nosyn, ctl: counted as drop-stale" \
+	spray_lib_check "nosyn, ctl: counted as drop-stale" \
 		counted_at_least "$h2" stale "$b" $((SENT_nosyn + SENT_ctl - LOST))
-	check "nosyn, ctl: no connection opened by them" [ $(( $(stat "$h2" conn-open) - o0 )) -le 2 ]
+	spray_lib_check "nosyn, ctl: no connection opened by them" [ $(( $(stat "$h2" conn-open) - o0 )) -le 2 ]
 fi
 
 # ---- 3. absurd sequence numbers on a connection the attacker opened
@@ -384,9 +384,9 @@ if want 3; then
 	for kr in far:stale beyond:window dup:dup; do
 		kind=${kr%:*} reason=${kr#*:}
 		eval "b=\$b_$reason SENT=\$SENT_$kind"
-		busywait 10000 reached "$h2" "$reason" "$b" $((SENT - LOST))
+		spray_lib_busywait 10000 reached "$h2" "$reason" "$b" $((SENT - LOST))
 		d=$(( $(stat "$h2" "drop-$reason") - b ))
-		check "$kind: $d counted as drop-$reason ($SENT sent, $LOST lost on the way)" \
+		spray_lib_check "$kind: $d counted as drop-$reason ($SENT sent, $LOST lost on the way)" \
 			[ "$d" -ge $((SENT - LOST)) ]
 	done
 fi
@@ -412,16 +412,16 @@ if want 4; then
 	n=$(( $(conns "$h2") - c0 + 1 ))
 	grow=$(( $(slab) - SLAB1 ))
 	echo "# syn: $n connections on the receiver's socket, slab +$grow KiB ($((grow * 1024 / n)) bytes each); biggest caches: $(slab_top)"
-	check "syn: the connections of one socket stop at $MAX_CONNS ($n)" [ "$n" -eq $MAX_CONNS ]
-	check "syn: the sources beyond it counted as drop-limit" \
+	spray_lib_check "syn: the connections of one socket stop at $MAX_CONNS ($n)" [ "$n" -eq $MAX_CONNS ]
+	spray_lib_check "syn: the sources beyond it counted as drop-limit" \
 		counted "$h2" limit "$b" $((SENT - $(ev_lost) + lost0 - MAX_CONNS + 1))
-	check "syn: their memory is bounded: slab +$grow KiB <= $((MAX_CONNS * 12 * MEMX)) KiB" \
+	spray_lib_check "syn: their memory is bounded: slab +$grow KiB <= $((MAX_CONNS * 12 * MEMX)) KiB" \
 		[ "$grow" -le $((MAX_CONNS * 12 * MEMX)) ]
-	check "syn: the real transfer ran while the socket filled up" [ $running = 1 ]
-	busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
-	check "syn: real transfer acknowledged beside $MAX_CONNS spoofed connections ($(cat "$tmp/send.log"))" send_stop
+	spray_lib_check "syn: the real transfer ran while the socket filled up" [ $running = 1 ]
+	spray_lib_busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
+	spray_lib_check "syn: real transfer acknowledged beside $MAX_CONNS spoofed connections ($(cat "$tmp/send.log"))" send_stop
 	# (its connections go with the receiver's socket)
-	check "syn: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
+	spray_lib_check "syn: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
 fi
 
 # ---- 5. state that the idle timeout must take back, at sockets that stay
@@ -435,20 +435,20 @@ fi
 #    pages, not the bytes
 if want 5; then
 	echo "# section 5 at $SECONDS s"
-	check "sockets bound on h2:7101, 7102 (never read)" \
+	spray_lib_check "sockets bound on h2:7101, 7102 (never read)" \
 		eval 'hold V1 10.0.1.2 7101 && hold V2 10.0.1.2 7102'
 	c0=$(conns "$h2")
 	flood_n "$ev" 0 -d 10.0.1.2 -P 7100 -s $SPOOF -a 1500 -p 4 -n $((MAX_CONNS + 200)) syn
 	n=$(( $(conns "$h2") - c0 ))
-	check "syn at a held socket: $MAX_CONNS connections ($n)" [ "$n" -eq $MAX_CONNS ]
+	spray_lib_check "syn at a held socket: $MAX_CONNS connections ($n)" [ "$n" -eq $MAX_CONNS ]
 
 	f0=$(stat "$h2" rcvbuf-full)
 	flood_n "$ev" 0 -d 10.0.1.2 -P 7101 -s $SPOOF -a 200 -n 200 bigmsg
 	q=$(rxq 10.0.1.2:7101)
-	check "bigmsg: receive queue within SO_RCVBUF + one message ($q)" \
+	spray_lib_check "bigmsg: receive queue within SO_RCVBUF + one message ($q)" \
 		[ "${q:-0}" -le $((16 * 1024 * 1024 + 8 * 1024 * 1024 + 65536)) ]
-	check "bigmsg: the receive buffer was filled" [ "${q:-0}" -ge $((16 * 1024 * 1024)) ]
-	check "bigmsg: the messages it refused counted as rcvbuf-full" \
+	spray_lib_check "bigmsg: the receive buffer was filled" [ "${q:-0}" -ge $((16 * 1024 * 1024)) ]
+	spray_lib_check "bigmsg: the messages it refused counted as rcvbuf-full" \
 		[ $(( $(stat "$h2" rcvbuf-full) - f0 )) -ge $((SENT - 3)) ]
 
 	k0=$(kmem)
@@ -456,14 +456,14 @@ if want 5; then
 	grow=$(( $(kmem) - k0 ))
 	q=$(rxq 10.0.1.2:7102)
 	echo "# tinymsg: receive queue $q bytes, kernel memory +$grow KiB"
-	check "tinymsg: kernel memory bounded by the receive buffer (+$grow KiB <= $((24 * MEMX)) MiB)" \
+	spray_lib_check "tinymsg: kernel memory bounded by the receive buffer (+$grow KiB <= $((24 * MEMX)) MiB)" \
 		[ "$grow" -le $((24 * 1024 * MEMX)) ]
 
 	all_back "syn, bigmsg, tinymsg"
-	check "bigmsg, tinymsg: the receive queues are empty again" \
+	spray_lib_check "bigmsg, tinymsg: the receive queues are empty again" \
 		[ "$(rxq 10.0.1.2:7101)" = 0 -a "$(rxq 10.0.1.2:7102)" = 0 ]
-	check "kernel memory back to the baseline ($(kmem) KiB, $KMEM0 at the start)" \
-		busywait 10000 kmem_back
+	spray_lib_check "kernel memory back to the baseline ($(kmem) KiB, $KMEM0 at the start)" \
+		spray_lib_busywait 10000 kmem_back
 	unhold V1
 	unhold V2
 fi
@@ -476,32 +476,32 @@ if want 6; then
 	echo "# section 6 at $SECONDS s"
 	sc "$h2" set idle-timeout-ms $LONG_IDLE_MS
 	for p in 7201 7202 7203 7204 7205; do
-		hold "H$p" 10.0.1.2 $p || fail "hold 10.0.1.2:$p"
+		hold "H$p" 10.0.1.2 $p || spray_lib_fail "hold 10.0.1.2:$p"
 	done
 	SLAB1=$(slab)
 	b=$(stat "$h2" drop-limit)
 	c0=$(conns "$h2")
 	lost0=$(ev_lost)
 	flood_n "$ev" 0 -d 10.0.1.2 -P 7201 -q 5 -s $SPOOF -a 2000 -p 10 -n $((MAX_NET_CONNS + 2000)) syn
-	[ $(((MAX_NET_CONNS + 2000) / 5)) -lt $MAX_CONNS ] || fail "namespace: test bug: a socket could fill up"
+	[ $(((MAX_NET_CONNS + 2000) / 5)) -lt $MAX_CONNS ] || spray_lib_fail "namespace: test bug: a socket could fill up"
 	n=$(conns "$h2")
 	grow=$(( $(slab) - SLAB1 ))
 	echo "# namespace: $n connections, slab +$grow KiB"
-	check "namespace: connections stop at $MAX_NET_CONNS ($n)" [ "$n" -eq $MAX_NET_CONNS ]
+	spray_lib_check "namespace: connections stop at $MAX_NET_CONNS ($n)" [ "$n" -eq $MAX_NET_CONNS ]
 	# (each socket was sent 18384 / 5 < 4096 SYNs: none reached its own
 	# limit, the namespace's stopped them)
-	check "namespace: the rest counted as drop-limit" \
+	spray_lib_check "namespace: the rest counted as drop-limit" \
 		counted "$h2" limit "$b" $((SENT - $(ev_lost) + lost0 - (MAX_NET_CONNS - c0)))
-	check "namespace: memory bounded: slab +$grow KiB <= $((MAX_NET_CONNS * 12 * MEMX)) KiB" \
+	spray_lib_check "namespace: memory bounded: slab +$grow KiB <= $((MAX_NET_CONNS * 12 * MEMX)) KiB" \
 		[ "$grow" -le $((MAX_NET_CONNS * 12 * MEMX)) ]
 	# local senders are not limited by the namespace: a message still goes out
 	# (to a port without a socket: the message fails fast, ECONNREFUSED)
-	check "namespace: a local sender still opens a connection" \
+	spray_lib_check "namespace: a local sender still opens a connection" \
 		ip netns exec "$h2" "$here/spray_msg" fail 10.0.1.2 7005 10.0.1.1 7009 20
 	for p in 7201 7202 7203 7204 7205; do unhold "H$p"; done
 	sc "$h2" set idle-timeout-ms $IDLE_MS
-	check "namespace: the state goes with the sockets" busywait 20000 idle_back
-	check "namespace: slab back to the baseline ($(slab) KiB)" busywait 10000 slab_back
+	spray_lib_check "namespace: the state goes with the sockets" spray_lib_busywait 20000 idle_back
+	spray_lib_check "namespace: slab back to the baseline ($(slab) KiB)" spray_lib_busywait 10000 slab_back
 fi
 
 # ---- 7. replays and stale incarnations: a whole one-packet message sent
@@ -509,39 +509,39 @@ fi
 # replayed afterwards is stale
 if want 7; then
 	echo "# section 7 at $SECONDS s"
-	check "replay socket bound on h2:7200" hold R 10.0.1.2 7200
+	spray_lib_check "replay socket bound on h2:7200" hold R 10.0.1.2 7200
 	m0=$(stat "$h2" rx-msgs)
 	d0=$(stat "$h2" drop-dup)
 	s0=$(stat "$h2" drop-stale)
 	lost0=$(ev_lost)
 	flood_n "$ev" 0 -d 10.0.1.2 -P 7200 -s $SPOOF -a 1 -c 0x50000000 -t 1000000 -n 50 replay
-	busywait 5000 eval '[ $(( $(stat "$h2" drop-dup) - d0 + $(ev_lost) - lost0 )) -ge 49 ]'
-	check "replay: 50 copies, one delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 1 ]
-	check "replay: the other 49 counted as drop-dup" \
+	spray_lib_busywait 5000 eval '[ $(( $(stat "$h2" drop-dup) - d0 + $(ev_lost) - lost0 )) -ge 49 ]'
+	spray_lib_check "replay: 50 copies, one delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 1 ]
+	spray_lib_check "replay: the other 49 counted as drop-dup" \
 		[ $(( $(stat "$h2" drop-dup) - d0 + $(ev_lost) - lost0 )) -eq 49 ]
 	# "stale": a newer incarnation (cid + 1, later timestamp), then the old
 	# one's packet 20 times, back to back
 	lost0=$(ev_lost)
 	flood_n "$ev" 0 -d 10.0.1.2 -P 7200 -s $SPOOF -a 1 -c 0x50000000 -t 1000000 -n 21 stale
-	busywait 5000 eval '[ $(( $(stat "$h2" drop-stale) - s0 + $(ev_lost) - lost0 )) -ge 20 ]'
-	check "replay: a newer incarnation (later timestamp) is delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 2 ]
-	check "replay: the old incarnation replayed after it is stale (drop-stale)" \
+	spray_lib_busywait 5000 eval '[ $(( $(stat "$h2" drop-stale) - s0 + $(ev_lost) - lost0 )) -ge 20 ]'
+	spray_lib_check "replay: a newer incarnation (later timestamp) is delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 2 ]
+	spray_lib_check "replay: the old incarnation replayed after it is stale (drop-stale)" \
 		[ $(( $(stat "$h2" drop-stale) - s0 + $(ev_lost) - lost0 )) -eq 20 ]
-	check "replay: and not delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 2 ]
+	spray_lib_check "replay: and not delivered" [ $(( $(stat "$h2" rx-msgs) - m0 )) -eq 2 ]
 fi
 
 # ---- 8. broadcast and multicast destinations: never state, never answered
 if want 8; then
 	echo "# section 8 at $SECONDS s"
-	check "wildcard socket bound on h2:7300" hold W 0.0.0.0 7300
+	spray_lib_check "wildcard socket bound on h2:7300" hold W 0.0.0.0 7300
 	for dst in 10.0.2.255 224.0.0.1; do
 		b=$(stat "$h2" drop-addr)
 		lost0=$(ev_lost)
 		m0=$(stat "$h2" rx-msgs)
 		flood_n "$ev" 0 -d $dst -P 7300 -s $SPOOF -a 100 -n 500 synfull
-		check "to $dst: counted as drop-addr" \
+		spray_lib_check "to $dst: counted as drop-addr" \
 			counted "$h2" addr "$b" $((SENT - $(ev_lost) + lost0))
-		check "to $dst: no connection, nothing delivered" \
+		spray_lib_check "to $dst: no connection, nothing delivered" \
 			[ "$(conns_on "$h2" 7300)" -eq 0 -a "$(stat "$h2" rx-msgs)" = "$m0" ]
 	done
 fi
@@ -559,12 +559,12 @@ if want 9; then
 	b=$(stat "$h1" drop-stale)
 	lost0=$(h1_lost)
 	flood_start ackcid "$h2" -d 10.0.1.1 -P 7001 -S 7000 ackcid
-	busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
-	check "ackcid: the flood ran throughout the transfer" eval 'kill -0 $FPID_ackcid'
+	spray_lib_busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
+	spray_lib_check "ackcid: the flood ran throughout the transfer" eval 'kill -0 $FPID_ackcid'
 	flood_stop ackcid
-	check "ackcid: real transfer acknowledged under the flood ($(cat "$tmp/send.log"))" send_stop
-	check "ackcid: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
-	check "ackcid: all $SENT_ackcid counted as drop-stale on the sender" \
+	spray_lib_check "ackcid: real transfer acknowledged under the flood ($(cat "$tmp/send.log"))" send_stop
+	spray_lib_check "ackcid: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
+	spray_lib_check "ackcid: all $SENT_ackcid counted as drop-stale on the sender" \
 		counted_at_least "$h1" stale "$b" $((SENT_ackcid - $(h1_lost) + lost0))
 fi
 
@@ -576,19 +576,19 @@ if want 10; then
 		SEED=$((SEED + 1))
 		recv_start $SEED
 		send_start $SEED 20
-		check "unload during traffic: refused" not rmmod spray 2>/dev/null
-		check "unload during traffic: module still loaded" module_loaded
-		check "unload during traffic: the transfer was running" not send_done
-		busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
-		check "unload during traffic: transfer acknowledged" send_stop
-		check "unload during traffic: every message once and intact" recv_stop
+		spray_lib_check "unload during traffic: refused" spray_lib_not rmmod spray 2>/dev/null
+		spray_lib_check "unload during traffic: module still loaded" spray_lib_module_loaded
+		spray_lib_check "unload during traffic: the transfer was running" spray_lib_not send_done
+		spray_lib_busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
+		spray_lib_check "unload during traffic: transfer acknowledged" send_stop
+		spray_lib_check "unload during traffic: every message once and intact" recv_stop
 		for h in "${HOLDS[@]}"; do unhold "$h"; done
-		refcnt_zero() { [ "$(module_refcnt)" = 0 ]; }
-		check "unload: the last socket closed releases the module" busywait 10000 refcnt_zero
-		check "unload: rmmod succeeds" rmmod spray
-		check "unload: reloads" load_spray "$ko"
+		refcnt_zero() { [ "$(spray_lib_module_refcnt)" = 0 ]; }
+		spray_lib_check "unload: the last socket closed releases the module" spray_lib_busywait 10000 refcnt_zero
+		spray_lib_check "unload: rmmod succeeds" rmmod spray
+		spray_lib_check "unload: reloads" spray_lib_load_spray "$ko"
 	else
-		skip "unload during traffic: SPRAY_KO not set"
+		spray_lib_skip "unload during traffic: SPRAY_KO not set"
 	fi
 fi
-tap_end
+spray_lib_tap_end

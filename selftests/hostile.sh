@@ -10,21 +10,21 @@ source "$(dirname "$0")/lib.sh"
 top=$(dirname "$here")
 SC=$top/userspace/sprayctl/sprayctl
 tmp=$(mktemp -d)
-trap 'cleanup_ns; rm -rf "$tmp"' EXIT
+trap 'spray_lib_cleanup_ns; rm -rf "$tmp"' EXIT
 
-setup_ns h1 h2 || { fail "setup namespaces"; tap_end; }
+spray_lib_setup_ns h1 h2 || { spray_lib_fail "setup namespaces"; spray_lib_tap_end; }
 ip link add eth0 netns "$h1" type veth peer name eth0 netns "$h2"
 ip -n "$h1" addr add 10.0.1.1/24 dev eth0
 ip -n "$h2" addr add 10.0.1.2/24 dev eth0
 ip -n "$h1" link set eth0 up
 ip -n "$h2" link set eth0 up
-busywait 5000 ip netns exec "$h1" ping -c1 -W1 10.0.1.2 >/dev/null
+spray_lib_busywait 5000 ip netns exec "$h1" ping -c1 -W1 10.0.1.2 >/dev/null
 
 stat2() { ip netns exec "$h2" "$SC" -t stats | awk -F'\t' -v k="$1" '$1 == k { print $2 }'; }
 peers2() { ip netns exec "$h2" "$SC" -t peers | grep -c . ; }
 
-hold_start R ip netns exec "$h2" "$here/spray_hold" 10.0.1.2 7000
-check "receiver bound on h2" [ -n "$R_PORT" ]
+spray_lib_hold_start R ip netns exec "$h2" "$here/spray_hold" 10.0.1.2 7000
+spray_lib_check "receiver bound on h2" [ -n "$R_PORT" ]
 
 # forge KIND...: send crafted UDP datagrams from h1 to h2's AF_SPRAY port
 forge() {
@@ -78,9 +78,9 @@ expect_drop() {
 	local before after want=$3
 	before=$(stat2 "drop-$1")
 	forge "$2" "$3"
-	busywait 5000 eval '[ $(( $(stat2 drop-'"$1"') - before )) -ge '"$want"' ]'
+	spray_lib_busywait 5000 eval '[ $(( $(stat2 drop-'"$1"') - before )) -ge '"$want"' ]'
 	after=$(stat2 "drop-$1")
-	check "$2 x$3: counted as drop-$1 ($((after - before)))" [ $((after - before)) -ge "$want" ]
+	spray_lib_check "$2 x$3: counted as drop-$1 ($((after - before)))" [ $((after - before)) -ge "$want" ]
 }
 
 peers_before=$(peers2)
@@ -92,22 +92,22 @@ expect_drop len len 9
 expect_drop stale nosyn 50
 before=$(( $(stat2 drop-short) + $(stat2 drop-version) + $(stat2 drop-type) + $(stat2 drop-flags) + $(stat2 drop-len) + $(stat2 drop-port) + $(stat2 drop-cid) ))
 forge random 200
-busywait 5000 eval '[ $(( $(stat2 drop-short) + $(stat2 drop-version) + $(stat2 drop-type) + $(stat2 drop-flags) + $(stat2 drop-len) + $(stat2 drop-port) + $(stat2 drop-cid) - before )) -ge 200 ]'
-check "200 random datagrams all dropped and counted" [ $? -eq 0 ]
-check "no connection state for any of them" [ "$(peers2)" = "$peers_before" ]
+spray_lib_busywait 5000 eval '[ $(( $(stat2 drop-short) + $(stat2 drop-version) + $(stat2 drop-type) + $(stat2 drop-flags) + $(stat2 drop-len) + $(stat2 drop-port) + $(stat2 drop-cid) - before )) -ge 200 ]'
+spray_lib_check "200 random datagrams all dropped and counted" [ $? -eq 0 ]
+spray_lib_check "no connection state for any of them" [ "$(peers2)" = "$peers_before" ]
 
 forge open 1
-busywait 5000 eval '[ "$(stat2 rx-pkts)" -ge 1 ]'
-check "a well-formed SYN opens a connection" [ "$(stat2 rx-pkts)" -ge 1 ]
+spray_lib_busywait 5000 eval '[ "$(stat2 rx-pkts)" -ge 1 ]'
+spray_lib_check "a well-formed SYN opens a connection" [ "$(stat2 rx-pkts)" -ge 1 ]
 expect_drop stale far 20
 expect_drop window beyond 20
 before=$(stat2 drop-frag)
 forge overlap 17
-busywait 5000 eval '[ $(( $(stat2 drop-frag) - before )) -ge 13 ]'
-check "repeated, overlapping, off-grid and tiny fragments: drop-frag ($(( $(stat2 drop-frag) - before )) of 13)" \
+spray_lib_busywait 5000 eval '[ $(( $(stat2 drop-frag) - before )) -ge 13 ]'
+spray_lib_check "repeated, overlapping, off-grid and tiny fragments: drop-frag ($(( $(stat2 drop-frag) - before )) of 13)" \
 	[ $(( $(stat2 drop-frag) - before )) -eq 13 ]
 ip netns exec "$h2" "$SC" -t stats | grep -v "	0$" | sed "s/^/# /"
-check "nothing was delivered to the socket" [ "$(stat2 rx-msgs)" = 0 ]
+spray_lib_check "nothing was delivered to the socket" [ "$(stat2 rx-msgs)" = 0 ]
 
 # ---- NACKs to packets that no connection expects are rate-limited per
 # source: a flood with a forged source address is not reflected at it
@@ -115,27 +115,27 @@ FLOOD=$here/spray_flood
 before=$(stat2 no-socket); limited=$(stat2 drop-nack-ratelimit)
 t0=$(date +%s%N)
 ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7999 -n 1000 synfull >/dev/null
-busywait 10000 eval '[ $(( $(stat2 no-socket) - before )) -ge 1000 ]'
+spray_lib_busywait 10000 eval '[ $(( $(stat2 no-socket) - before )) -ge 1000 ]'
 secs=$(( ($(date +%s%N) - t0 + 999999999) / 1000000000 ))
 answered=$(( 1000 - ($(stat2 drop-nack-ratelimit) - limited) ))
-check "1000 DATA packets to an unbound port: $answered NACKs in ${secs} s (20 at once, 20 a second)" \
+spray_lib_check "1000 DATA packets to an unbound port: $answered NACKs in ${secs} s (20 at once, 20 a second)" \
 	[ "$answered" -ge 1 -a "$answered" -le $((20 + 20 * secs + 5)) ]
-check "  a real sender still learns that nobody listens there" \
+spray_lib_check "  a real sender still learns that nobody listens there" \
 	ip netns exec "$h1" "$here/spray_msg" fail 10.0.1.1 7300 10.0.1.2 7999 10
 
 # ---- a forged SYN cannot take a live connection from its real peer: a
 # transfer h1 -> h2 goes on while SYNs from h1's address and spray port,
 # each a new incarnation with a far-future timestamp, claim its connection
-hold_start RX ip netns exec "$h2" "$here/spray_msg" recv 10.0.1.2 7001 40 fixed:1000 1 60
+spray_lib_hold_start RX ip netns exec "$h2" "$here/spray_msg" recv 10.0.1.2 7001 40 fixed:1000 1 60
 ip netns exec "$h1" "$here/spray_msg" send 10.0.1.1 7100 10.0.1.2 7001 40 fixed:1000 1 10 \
 	>"$tmp/lock.send" 2>&1 &
 sender=$!
-busywait 10000 eval '[ "$(stat2 rx-msgs)" -ge 3 ]'
+spray_lib_busywait 10000 eval '[ "$(stat2 rx-msgs)" -ge 3 ]'
 ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7001 -S 7100 \
 	-t 18446744073709551615 -n 300 -r 100 syn >/dev/null
 wait $sender
-check "  the real sender's 40 messages acknowledged ($(cat "$tmp/lock.send"))" [ $? -eq 0 ]
-check "  and received, each once" hold_stop RX
+spray_lib_check "  the real sender's 40 messages acknowledged ($(cat "$tmp/lock.send"))" [ $? -eq 0 ]
+spray_lib_check "  and received, each once" spray_lib_hold_stop RX
 RX_FD=
 
 # ---- packets not valid for a connection (ACKs and NACKs naming another
@@ -144,13 +144,13 @@ RX_FD=
 ip netns exec "$h2" "$SC" set idle-timeout-ms 500
 closed=$(stat2 conn-close)
 ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7000 -S 21000 -c 0x4242 -n 1 open >/dev/null
-busywait 5000 eval '[ "$(stat2 conn-open)" -gt "$(stat2 conn-close)" ]'
+spray_lib_busywait 5000 eval '[ "$(stat2 conn-open)" -gt "$(stat2 conn-close)" ]'
 ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7000 -S 21000 -c 0x4242 -n 400 -r 100 junk \
 	>/dev/null &
 junk=$!
-busywait 3000 eval '[ "$(stat2 conn-close)" -gt "$closed" ]'
+spray_lib_busywait 3000 eval '[ "$(stat2 conn-close)" -gt "$closed" ]'
 still() { [ "$(stat2 conn-close)" -gt "$closed" ] && kill -0 $junk 2>/dev/null; }
-check "a connection idles out while junk for it keeps coming" still
+spray_lib_check "a connection idles out while junk for it keeps coming" still
 kill $junk 2>/dev/null; wait $junk 2>/dev/null
-hold_stop R
-tap_end
+spray_lib_hold_stop R
+spray_lib_tap_end

@@ -1,56 +1,76 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for the AF_SPRAY shell selftests (sourced). Results are TAP lines
-# that selftests/run.sh counts.
+# that selftests/run.sh counts. Every helper is spray_lib_*, the library's
+# own state SPRAY_LIB_* or spray_lib_*; what a helper sets for its caller
+# (namespace names, addresses) is named where the helper is. Exit status
+# as kselftest's: 0 passed, 1 failed, 4 (KSFT_SKIP) skipped as a whole.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-NSLIST=()
-HOLD_FDS=()
-tap_n=0
+SPRAY_LIB_NS=()
+SPRAY_LIB_HOLD_FDS=()
+SPRAY_LIB_FAILED=0
+spray_lib_tap_n=0
+# kselftest's exit status of a test that could not run
+SPRAY_LIB_KSFT_SKIP=4
 
-ok()   { tap_n=$((tap_n + 1)); echo "ok $tap_n $*"; }
-fail() { tap_n=$((tap_n + 1)); echo "not ok $tap_n $*"; FAILED=1; }
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n $* # SKIP"; }
-check() {	# check "description" command...
+spray_lib_ok()   { spray_lib_tap_n=$((spray_lib_tap_n + 1)); echo "ok $spray_lib_tap_n $*"; }
+spray_lib_fail() { spray_lib_tap_n=$((spray_lib_tap_n + 1)); echo "not ok $spray_lib_tap_n $*"; SPRAY_LIB_FAILED=1; }
+spray_lib_skip() { spray_lib_tap_n=$((spray_lib_tap_n + 1)); echo "ok $spray_lib_tap_n $* # SKIP"; }
+spray_lib_check() {	# spray_lib_check "description" command...
 	local what=$1; shift
-	if "$@"; then ok "$what"; else fail "$what"; fi
+	if "$@"; then spray_lib_ok "$what"; else spray_lib_fail "$what"; fi
 }
-not() { ! "$@"; }
-# check_speed "description" command...: a check of speed or delay. With
+spray_lib_not() { ! "$@"; }
+# spray_lib_check_speed "description" command...: a check of speed or delay. With
 # KSFT_MACHINE_SLOW=yes (the kselftest convention, set on the debug
 # kernel whose KASAN and lockdep slow every packet tenfold) a failure is
 # reported, not counted: "ok N ... # SKIP slow machine: not asserted".
-check_speed() {
+spray_lib_check_speed() {
 	local what=$1; shift
 	if "$@"; then
-		ok "$what"
+		spray_lib_ok "$what"
 	elif [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
-		skip "$what: slow machine (KSFT_MACHINE_SLOW), not asserted"
+		spray_lib_skip "$what: slow machine (KSFT_MACHINE_SLOW), not asserted"
 	else
-		fail "$what"
+		spray_lib_fail "$what"
 	fi
 }
-tap_end() { echo "1..$tap_n"; exit "${FAILED:-0}"; }
+spray_lib_tap_end() { echo "1..$spray_lib_tap_n"; exit "$SPRAY_LIB_FAILED"; }
 
-# setup_ns VAR...: create namespaces with random suffixes, names in VARs.
-setup_ns() {
+# spray_lib_skip_all "why": a prerequisite is missing (a tool, a kernel
+# feature): the test ends as skipped, exit status 4 (KSFT_SKIP), unless
+# something failed already (then 1).
+spray_lib_skip_all() {
+	if [ "$spray_lib_tap_n" -eq 0 ]; then
+		echo "1..0 # SKIP $*"
+	else
+		spray_lib_skip "$*"
+		echo "1..$spray_lib_tap_n"
+	fi
+	[ "$SPRAY_LIB_FAILED" = 0 ] || exit 1
+	exit $SPRAY_LIB_KSFT_SKIP
+}
+
+# spray_lib_setup_ns VAR...: create namespaces with random suffixes, names in VARs.
+spray_lib_setup_ns() {
 	local v name
 	for v in "$@"; do
 		name="$v-$(mktemp -u XXXXXX)"
 		ip netns add "$name" || return 1
 		ip -n "$name" link set lo up
-		NSLIST+=("$name")
+		SPRAY_LIB_NS+=("$name")
 		eval "$v=$name"
 	done
 }
 
-cleanup_ns() {
+spray_lib_cleanup_ns() {
 	local n
-	for n in "${NSLIST[@]}"; do ip netns del "$n" 2>/dev/null; done
-	NSLIST=()
+	for n in "${SPRAY_LIB_NS[@]}"; do ip netns del "$n" 2>/dev/null; done
+	SPRAY_LIB_NS=()
 }
 
-# busywait TIMEOUT_MS command...: poll until the command succeeds.
-busywait() {
+# spray_lib_busywait TIMEOUT_MS command...: poll until the command succeeds.
+spray_lib_busywait() {
 	local timeout=$1 start now; shift
 	start=$(date +%s%3N)
 	while :; do
@@ -61,22 +81,22 @@ busywait() {
 	done
 }
 
-# hold_start NAME CMD...: run CMD (spray_hold or alike) in the background
+# spray_lib_hold_start NAME CMD...: run CMD (spray_hold or alike) in the background
 # with its standard input held open, wait for its "ready PORT" line, and set
-# NAME_PID, NAME_PORT and NAME_FD (close NAME_FD to end it: hold_stop NAME).
-hold_start() {
+# NAME_PID, NAME_PORT and NAME_FD (close NAME_FD to end it: spray_lib_hold_stop NAME).
+spray_lib_hold_start() {
 	local name=$1 d fd word port; shift
 	d=$(mktemp -d)
 	mkfifo "$d/in" "$d/out"
 	# The child must not inherit the write ends held for earlier children,
 	# or those would never see end of file.
 	(
-		for fd in "${HOLD_FDS[@]}"; do [ -n "$fd" ] && exec {fd}>&-; done
+		for fd in "${SPRAY_LIB_HOLD_FDS[@]}"; do [ -n "$fd" ] && exec {fd}>&-; done
 		exec "$@" <"$d/in" >"$d/out"
 	) &
 	eval "${name}_PID=$!"
 	exec {fd}>"$d/in"
-	HOLD_FDS+=("$fd")
+	SPRAY_LIB_HOLD_FDS+=("$fd")
 	eval "${name}_FD=$fd"
 	read -r -t 20 word port <"$d/out"
 	rm -rf "$d"
@@ -84,17 +104,17 @@ hold_start() {
 	[ "$word" = ready ]
 }
 
-hold_stop() {	# hold_stop NAME: close its stdin, wait, return its status
+spray_lib_hold_stop() {	# spray_lib_hold_stop NAME: close its stdin, wait, return its status
 	local fd pid
 	eval "fd=\$${1}_FD pid=\$${1}_PID"
 	exec {fd}>&-
-	HOLD_FDS=("${HOLD_FDS[@]/$fd}")
+	SPRAY_LIB_HOLD_FDS=("${SPRAY_LIB_HOLD_FDS[@]/$fd}")
 	wait "$pid"
 }
 
-# load_spray KO: insmod with the modules it depends on (udp_tunnel, ...)
+# spray_lib_load_spray KO: insmod with the modules it depends on (udp_tunnel, ...)
 # loaded first, as modprobe would.
-load_spray() {
+spray_lib_load_spray() {
 	local dep
 	for dep in $(modinfo -F depends "$1" | tr , ' '); do
 		modprobe "$dep" || return 1
@@ -102,10 +122,10 @@ load_spray() {
 	insmod "$1"
 }
 
-module_refcnt() { cat /sys/module/spray/refcnt 2>/dev/null || echo gone; }
-module_loaded() { [ -d /sys/module/spray ]; }
+spray_lib_module_refcnt() { cat /sys/module/spray/refcnt 2>/dev/null || echo gone; }
+spray_lib_module_loaded() { [ -d /sys/module/spray ]; }
 
-# setup_fabric NPATHS: two hosts and a switch, sprayed paths between them
+# spray_lib_setup_fabric NPATHS: two hosts and a switch, sprayed paths between them
 #
 #            10.0.1.0/24              p0..pN-1 (10.0.10i.0/24)
 #   h1 eth0 ------------- s0  sw  p0 ===================== q0  h2
@@ -118,10 +138,10 @@ module_loaded() { [ -d /sys/module/spray ]; }
 # wire-size packets. Sets $h1 $sw $h2 (namespace names) and NPATHS.
 H1_ADDR=10.0.1.1
 H2_ADDR=10.0.9.2
-setup_fabric() {
+spray_lib_setup_fabric() {
 	local i nh1="" nh2=""
 	NPATHS=${1:-4}
-	setup_ns h1 sw h2 || return 1
+	spray_lib_setup_ns h1 sw h2 || return 1
 	ip link add eth0 netns "$h1" type veth peer name s0 netns "$sw"
 	ip -n "$h1" addr add $H1_ADDR/24 dev eth0
 	ip -n "$sw" addr add 10.0.1.254/24 dev s0
@@ -158,13 +178,13 @@ setup_fabric() {
 	done
 	ip netns exec "$h1" ethtool -K eth0 gso off tso off gro off >/dev/null 2>&1
 	# wait until h1 reaches h2 over every path
-	busywait 10000 ip netns exec "$h1" ping -c1 -W1 $H2_ADDR >/dev/null
+	spray_lib_busywait 10000 ip netns exec "$h1" ping -c1 -W1 $H2_ADDR >/dev/null
 }
 
-# qdisc_stats NS FIELD: "v0 v1 ..." per path p0..pN-1 of namespace NS:
+# spray_lib_qdisc_stats NS FIELD: "v0 v1 ..." per path p0..pN-1 of namespace NS:
 # FIELD pkt = packets given to the root qdisc (sent + dropped), bytes =
 # bytes sent. One tc call per sample: polling stays cheap under emulation.
-qdisc_stats() {
+spray_lib_qdisc_stats() {
 	ip netns exec "$1" tc -s qdisc show | awk -v f="$2" -v n="$NPATHS" '
 		$1 == "qdisc" && $2 == "netem" {
 			dev = ""
@@ -179,11 +199,11 @@ qdisc_stats() {
 			cur = "" }
 		END { for (i = 0; i < n; i++) printf "%d ", (f == "bytes" ? b[i] : p[i]); print "" }'
 }
-paths_tx() { qdisc_stats "$sw" pkt; }
-paths_bytes() { qdisc_stats "$sw" bytes; }
+spray_lib_paths_tx() { spray_lib_qdisc_stats "$sw" pkt; }
+spray_lib_paths_bytes() { spray_lib_qdisc_stats "$sw" bytes; }
 
-# netem_paths "ARGS": the same impairment on every path, both directions
-netem_paths() {
+# spray_lib_netem_paths "ARGS": the same impairment on every path, both directions
+spray_lib_netem_paths() {
 	local i
 	for i in $(seq 0 $((NPATHS - 1))); do
 		ip netns exec "$sw" tc qdisc change dev p$i root netem limit 10000 $1
@@ -191,8 +211,8 @@ netem_paths() {
 	done
 }
 
-# share_ok "BEFORE" "AFTER" LO HI: every path carried LO..HI % of the packets
-share_ok() {
+# spray_lib_share_ok "BEFORE" "AFTER" LO HI: every path carried LO..HI % of the packets
+spray_lib_share_ok() {
 	python3 - "$1" "$2" "$3" "$4" <<'PY'
 import sys
 b = [int(x) for x in sys.argv[1].split()]
@@ -205,7 +225,7 @@ sys.exit(0 if all(float(sys.argv[3]) <= s <= float(sys.argv[4]) for s in shares)
 PY
 }
 
-# setup_dumbbell N RATE_MBIT TARGET_MS BDP: N senders, one receiver, one
+# spray_lib_setup_dumbbell N RATE_MBIT TARGET_MS BDP: N senders, one receiver, one
 # shaped bottleneck (congestion control tests and benchmarks)
 #
 #   s1 e0 --- a1 \
@@ -219,10 +239,10 @@ PY
 # wire-size packets. Every namespace gets bdp-bytes BDP and TCP ECN. Sets
 # $sw $r, S[1..N] (namespace names) and R_ADDR.
 R_ADDR=10.4.0.1
-setup_dumbbell() {
+spray_lib_setup_dumbbell() {
 	local n=$1 rate=$2 target=$3 bdp=$4 i s
 	S=()
-	setup_ns sw r || return 1
+	spray_lib_setup_ns sw r || return 1
 	ip link add b0 netns "$sw" type veth peer name e0 netns "$r"
 	ip -n "$sw" addr add 10.4.0.254/24 dev b0
 	ip -n "$r" addr add $R_ADDR/24 dev e0
@@ -230,7 +250,7 @@ setup_dumbbell() {
 	ip -n "$r" link set e0 up
 	ip -n "$r" route add default via 10.4.0.254
 	for i in $(seq 1 "$n"); do
-		setup_ns s || return 1
+		spray_lib_setup_ns s || return 1
 		S[$i]=$s
 		ip link add e0 netns "$s" type veth peer name a$i netns "$sw"
 		ip -n "$s" addr add 10.3.$i.1/24 dev e0
@@ -256,11 +276,11 @@ setup_dumbbell() {
 			bdp-bytes "$bdp" || return 1
 		ip netns exec "$s" sysctl -qw net.ipv4.tcp_ecn=1
 	done
-	busywait 10000 ip netns exec "${S[1]}" ping -c1 -W1 $R_ADDR >/dev/null
+	spray_lib_busywait 10000 ip netns exec "${S[1]}" ping -c1 -W1 $R_ADDR >/dev/null
 }
 
-# bottleneck_stats: "sent_pkts dropped_pkts" of the dumbbell's AQM
-bottleneck_stats() {
+# spray_lib_bottleneck_stats: "sent_pkts dropped_pkts" of the dumbbell's AQM
+spray_lib_bottleneck_stats() {
 	ip netns exec "$sw" tc -s qdisc show dev b0 | awk '
 		$1 == "qdisc" { q = $2 }
 		q == "fq_codel" && /Sent/ { s = $4; d = $7; gsub(",", "", d);

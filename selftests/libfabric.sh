@@ -31,16 +31,16 @@ export FI_PROVIDER_PATH=$LF
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; cleanup_ns; rm -rf "$tmp"' EXIT
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; spray_lib_cleanup_ns; rm -rf "$tmp"' EXIT
 M=${SPRAY_TIMEOUT_MULT:-1}
 PARTS=${LF_PARTS:-api pingpong mpi loss}	# a subset, when debugging
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 for f in libspray-fi.so fi_spray_test spray_mpi_test; do
-	[ -e "$LF/$f" ] || { fail "userspace/libfabric/$f built (make -C userspace/libfabric)"; tap_end; }
+	[ -e "$LF/$f" ] || { spray_lib_fail "userspace/libfabric/$f built (make -C userspace/libfabric)"; spray_lib_tap_end; }
 done
 for t in fi_info fi_pingpong mpirun; do
-	command -v $t >/dev/null || { skip "$t not installed (scripts/deps.sh)"; tap_end; }
+	command -v $t >/dev/null || spray_lib_skip_all "$t not installed (scripts/deps.sh)"
 done
 
 # forward NAME CMD...: run a TAP program, its results as ours
@@ -55,19 +55,19 @@ forward() {
 		"#"*) echo "$line" ;;
 		esac
 	done <"$tmp/fwd"
-	[ $rc -eq 0 ] || { fail "$name exited $rc"; sed 's/^/# /' "$tmp/fwd.err" | tail -n 5; }
+	[ $rc -eq 0 ] || { spray_lib_fail "$name exited $rc"; sed 's/^/# /' "$tmp/fwd.err" | tail -n 5; }
 	echo "# $name took $((SECONDS - t0)) s"
 }
 
 # 1. fi_info and the API test (in the VM's initial namespace: loopback)
 if part api; then
 fi_info -p spray >"$tmp/info" 2>&1
-check "fi_info -p spray lists the provider, FI_EP_RDM" \
+spray_lib_check "fi_info -p spray lists the provider, FI_EP_RDM" \
 	grep -q "provider: spray$" "$tmp/info"
-check "fi_info -p spray: no utility provider layered over it" \
-	not grep -q "provider: spray;" "$tmp/info"
+spray_lib_check "fi_info -p spray: no utility provider layered over it" \
+	spray_lib_not grep -q "provider: spray;" "$tmp/info"
 fi_info -p spray -c FI_RMA >/dev/null 2>&1
-check "fi_info -p spray -c FI_RMA: nothing (no RMA)" test $? -ne 0
+spray_lib_check "fi_info -p spray -c FI_RMA: nothing (no RMA)" test $? -ne 0
 forward fi_spray_test timeout $((120 * M)) "$LF/fi_spray_test"
 forward "fi_spray_test -a" timeout $((120 * M)) "$LF/fi_spray_test" -a
 # a namespace whose max-msg (32 KiB) is below the provider's fragments
@@ -77,18 +77,18 @@ if "$CTL" set max-msg 32768 >/dev/null; then
 	forward "fi_spray_test -e (max-msg 32 KiB)" timeout $((60 * M)) "$LF/fi_spray_test" -e
 	"$CTL" set max-msg "${max0:-8388608}" >/dev/null
 else
-	fail "sprayctl set max-msg 32768"
+	spray_lib_fail "sprayctl set max-msg 32768"
 fi
 fi
 
-topo_setup 8 || { fail "topology: 8 rank namespaces on a bridge"; tap_end; }
+topo_setup 8 || { spray_lib_fail "topology: 8 rank namespaces on a bridge"; spray_lib_tap_end; }
 # jumbo frames, as AI fabrics run: under emulation the work is per packet
 for i in "${!TOPO_NS[@]}"; do
 	ip -n "$TOPO_SW" link set "v$i" mtu 9000
 	ip -n "${TOPO_NS[$i]}" link set eth0 mtu 9000
 done
 ip -n "$TOPO_SW" link set br0 mtu 9000
-ok "topology: 8 rank namespaces on a bridge, MTU 9000"
+spray_lib_ok "topology: 8 rank namespaces on a bridge, MTU 9000"
 NS=("${TOPO_NS[@]}")
 CTL=$top/userspace/sprayctl/sprayctl
 # retry_limit N: the transport's retry limit in every rank namespace. Eight
@@ -109,7 +109,7 @@ ip netns exec "${NS[0]}" timeout $((240 * M)) fi_pingpong -p spray -e rdm -S all
 	>"$tmp/pp-srv" 2>&1 &
 srv=$!
 PIDS+=($srv)
-if busywait $((10000 * M)) sh -c "ip netns exec ${NS[0]} ss -ltn | grep -q :47592"; then
+if spray_lib_busywait $((10000 * M)) sh -c "ip netns exec ${NS[0]} ss -ltn | grep -q :47592"; then
 	ip netns exec "${NS[1]}" timeout $((240 * M)) fi_pingpong -p spray -e rdm -S all -I 5 \
 		10.0.0.1 >"$tmp/pp-cli" 2>&1
 	rc=$?
@@ -123,20 +123,20 @@ echo "# fi_pingpong: $nsizes sizes, largest: $(awk '$1 ~ /^[0-9]/ { l = $0 } END
 echo "# fi_pingpong -S all took $((SECONDS - t0)) s"
 if [ $rc -eq 0 ] && [ $src -eq 0 ] && [ "$nsizes" -ge 40 ] &&
 	! awk '$1 ~ /^[0-9]/ && $3 !~ /^=/' "$tmp/pp-cli" | grep -q .; then
-	ok "fi_pingpong -p spray -e rdm -S all: $nsizes sizes, every message answered"
+	spray_lib_ok "fi_pingpong -p spray -e rdm -S all: $nsizes sizes, every message answered"
 else
-	fail "fi_pingpong -p spray -e rdm -S all (client $rc, server $src, $nsizes sizes)"
+	spray_lib_fail "fi_pingpong -p spray -e rdm -S all (client $rc, server $src, $nsizes sizes)"
 	tail -n 5 "$tmp/pp-cli" "$tmp/pp-srv" | sed 's/^/# /'
 fi
 ip netns exec "${NS[0]}" timeout $((60 * M)) fi_pingpong -p spray -e rdm -S 1048576 -I 20 -c \
 	>"$tmp/pp-srv" 2>&1 &
 srv=$!
-busywait $((10000 * M)) sh -c "ip netns exec ${NS[0]} ss -ltn | grep -q :47592"
+spray_lib_busywait $((10000 * M)) sh -c "ip netns exec ${NS[0]} ss -ltn | grep -q :47592"
 ip netns exec "${NS[1]}" timeout $((60 * M)) fi_pingpong -p spray -e rdm -S 1048576 -I 20 -c \
 	10.0.0.1 >"$tmp/pp-cli" 2>&1
 rc=$?
 wait $srv
-check "fi_pingpong 1 MiB with data checks (-c)" test $rc -eq 0 -a $? -eq 0
+spray_lib_check "fi_pingpong 1 MiB with data checks (-c)" test $rc -eq 0 -a $? -eq 0
 fi
 
 # 3. Open MPI over the provider, 8 ranks in 8 namespaces. mpirun runs in
@@ -165,9 +165,9 @@ mpi() {
 	rc=$?
 	grep -E "^(checked|WRONG|rank)" "$tmp/mpi" | sed 's/^/# /'
 	if [ $rc -eq 0 ] && grep -qx OK "$tmp/mpi" && ! grep -q WRONG "$tmp/mpi"; then
-		ok "$name ($((SECONDS - t0)) s)"
+		spray_lib_ok "$name ($((SECONDS - t0)) s)"
 	else
-		fail "$name (exit $rc)"
+		spray_lib_fail "$name (exit $rc)"
 		tail -n 15 "$tmp/mpi" | sed 's/^/# /'
 	fi
 }
@@ -197,33 +197,33 @@ if c.rank == 0:
 '
 	NP=8
 else
-	skip "mpi4py: python3-mpi4py or python3-numpy missing"
+	spray_lib_skip "mpi4py: python3-mpi4py or python3-numpy missing"
 fi
 fi
 
 # 4. rank 3 loses its link in the middle of an allreduce loop
-part loss || tap_end
+part loss || spray_lib_tap_end
 retry_limit "${RETRY0:-15}"
 mpicmd 8
 timeout $((300 * M)) "${MPICMD[@]}" "$LF/spray_mpi_test" loop 1048576 600 \
 	>"$tmp/loss" 2>&1 &
 job=$!
 PIDS+=($job)
-if busywait $((60000 * M)) grep -q "^iteration 10$" "$tmp/loss"; then
+if spray_lib_busywait $((60000 * M)) grep -q "^iteration 10$" "$tmp/loss"; then
 	ip -n "$TOPO_SW" link set v3 down
 	t0=$SECONDS
 	wait $job
 	rc=$?
 	el=$((SECONDS - t0))
 	grep -E "not delivered|failed|MPI_ERR" "$tmp/loss" | head -n 4 | sed 's/^/# /'
-	check "link of rank 3 down: the job ends, no hang (exit $rc after $el s)" \
+	spray_lib_check "link of rank 3 down: the job ends, no hang (exit $rc after $el s)" \
 		test $rc -ne 0 -a $rc -ne 124
-	check "the provider names the unreachable peer 10.0.0.4" \
+	spray_lib_check "the provider names the unreachable peer 10.0.0.4" \
 		grep -qE "(to|from) 10\.0\.0\.4:[0-9]+ .*not delivered: Connection timed out" "$tmp/loss"
-	check "and MPI reports the error" grep -qE "MPI_Allreduce failed|MPI_ERR" "$tmp/loss"
+	spray_lib_check "and MPI reports the error" grep -qE "MPI_Allreduce failed|MPI_ERR" "$tmp/loss"
 else
-	fail "allreduce loop did not start"
+	spray_lib_fail "allreduce loop did not start"
 	tail -n 10 "$tmp/loss" | sed 's/^/# /'
 	kill $job 2>/dev/null
 fi
-tap_end
+spray_lib_tap_end

@@ -7,32 +7,32 @@
 source "$(dirname "$0")/lib.sh"
 ko=${SPRAY_KO:?SPRAY_KO: path of spray.ko}
 
-check "protocol SPRAY registered" grep -q "^SPRAY " /proc/net/protocols
+spray_lib_check "protocol SPRAY registered" grep -q "^SPRAY " /proc/net/protocols
 
-check "socket open and bound" hold_start H "$here/spray_hold" 127.0.0.1 0
-check "socket pins the module" [ "$(module_refcnt)" -ge 1 ]
+spray_lib_check "socket open and bound" spray_lib_hold_start H "$here/spray_hold" 127.0.0.1 0
+spray_lib_check "socket pins the module" [ "$(spray_lib_module_refcnt)" -ge 1 ]
 if rmmod spray 2>/dev/null; then
-	fail "rmmod refused while a socket is open"
-	load_spray "$ko"
+	spray_lib_fail "rmmod refused while a socket is open"
+	spray_lib_load_spray "$ko"
 else
-	ok "rmmod refused while a socket is open"
+	spray_lib_ok "rmmod refused while a socket is open"
 fi
-check "module still loaded" module_loaded
+spray_lib_check "module still loaded" spray_lib_module_loaded
 
-hold_stop H
-refcnt_zero() { [ "$(module_refcnt)" = 0 ]; }
-check "refcount drops when the socket closes" busywait 5000 refcnt_zero
-check "rmmod after close" rmmod spray
+spray_lib_hold_stop H
+refcnt_zero() { [ "$(spray_lib_module_refcnt)" = 0 ]; }
+spray_lib_check "refcount drops when the socket closes" spray_lib_busywait 5000 refcnt_zero
+spray_lib_check "rmmod after close" rmmod spray
 quiet_hold() { "$here/spray_hold" </dev/null >/dev/null 2>&1; }
-check "family gone after unload" not quiet_hold
-check "reload" load_spray "$ko"
-check "family back after reload" quiet_hold
+spray_lib_check "family gone after unload" spray_lib_not quiet_hold
+spray_lib_check "reload" spray_lib_load_spray "$ko"
+spray_lib_check "family back after reload" quiet_hold
 
 # An orphan: a message to a peer that never answers, its socket closed. It
 # would linger for minutes (retry-limit 255, RTO up to 4 s); rmmod ends it.
 SC=$(dirname "$here")/userspace/sprayctl/sprayctl
-setup_ns nsO
-trap cleanup_ns EXIT
+spray_lib_setup_ns nsO
+trap spray_lib_cleanup_ns EXIT
 ip -n "$nsO" addr add 10.91.0.1/24 dev lo
 ip -n "$nsO" route add 10.92.0.0/24 dev lo
 ip netns exec "$nsO" "$SC" set retry-limit 255 rto-max-us 4000000
@@ -40,11 +40,11 @@ ip netns exec "$nsO" "$here/spray_msg" send 10.91.0.1 7500 10.92.0.9 7500 1 fixe
 	</dev/null >/dev/null 2>&1 &
 orphan=$!
 bound() { [ "$(ip netns exec "$nsO" "$SC" -j stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["bound-sockets"])')" = "$1" ]; }
-check "a sender with a message nobody acknowledges" busywait 10000 bound 1
+spray_lib_check "a sender with a message nobody acknowledges" spray_lib_busywait 10000 bound 1
 kill $orphan; wait $orphan 2>/dev/null
-check "its socket closed, it lingers" bound 1
-check "the orphan does not pin the module" busywait 5000 refcnt_zero
-check "rmmod ends it" rmmod spray
-check "reload after that" load_spray "$ko"
-check "the namespace goes" ip netns del "$nsO"
-tap_end
+spray_lib_check "its socket closed, it lingers" bound 1
+spray_lib_check "the orphan does not pin the module" spray_lib_busywait 5000 refcnt_zero
+spray_lib_check "rmmod ends it" rmmod spray
+spray_lib_check "reload after that" spray_lib_load_spray "$ko"
+spray_lib_check "the namespace goes" ip netns del "$nsO"
+spray_lib_tap_end

@@ -1,16 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Reliable multipath transfer between two hosts over 4 ECMP paths (topology
-# in lib.sh, setup_fabric): spraying, exactly-once delivery under loss,
+# in lib.sh, spray_lib_setup_fabric): spraying, exactly-once delivery under loss,
 # duplication, reordering and corruption, a path that dies and comes back,
 # and a peer that disappears.
 source "$(dirname "$0")/lib.sh"
 top=$(dirname "$here")
-trap 'cleanup_ns; rm -f "$RLOG"' EXIT
+trap 'spray_lib_cleanup_ns; rm -f "$RLOG"' EXIT
 PORT=7000
 
-setup_fabric 4 || { fail "fabric setup"; tap_end; }
-ok "fabric: h1 - sw = 4 paths = h2"
+spray_lib_setup_fabric 4 || { spray_lib_fail "fabric setup"; spray_lib_tap_end; }
+spray_lib_ok "fabric: h1 - sw = 4 paths = h2"
 
 # recv_start COUNT DIST SEED: a receiver on h2, ready when this returns;
 # its result line lands in $RLOG
@@ -20,7 +20,7 @@ recv_start() {
 	ip netns exec "$h2" "$here/spray_msg" recv $H2_ADDR $PORT "$1" "$2" \
 		"$3" $((600 * ${SPRAY_TIMEOUT_MULT:-1})) >"$RLOG" &
 	RPID=$!
-	busywait 10000 grep -q ready "$RLOG"
+	spray_lib_busywait 10000 grep -q ready "$RLOG"
 }
 send_msgs() {	# send_msgs COUNT DIST SEED [RATE]
 	ip netns exec "$h1" "$here/spray_msg" send $H1_ADDR 0 $H2_ADDR $PORT \
@@ -34,16 +34,16 @@ recv_result() {	# wait for the receiver, print its result, return its status
 }
 
 # 1. Spraying: one bulk transfer uses every path evenly.
-before=$(paths_tx)
+before=$(spray_lib_paths_tx)
 recv_start 300 fixed:65536 1
 quiet() { "$@" >/dev/null; }
-check "bulk transfer of 300 x 64 KiB" quiet send_msgs 300 fixed:65536 1
-check "bulk transfer received" quiet recv_result
-after=$(paths_tx)
-check "each path carries 15-35% of an AF_SPRAY transfer" share_ok "$before" "$after" 15 35
+spray_lib_check "bulk transfer of 300 x 64 KiB" quiet send_msgs 300 fixed:65536 1
+spray_lib_check "bulk transfer received" quiet recv_result
+after=$(spray_lib_paths_tx)
+spray_lib_check "each path carries 15-35% of an AF_SPRAY transfer" spray_lib_share_ok "$before" "$after" 15 35
 
 # ... where one TCP flow takes a single path.
-before=$(paths_tx)
+before=$(spray_lib_paths_tx)
 ip netns exec "$h2" python3 -c '
 import socket
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -51,7 +51,7 @@ s.bind(("10.0.9.2", 5201)); s.listen(1); c, _ = s.accept()
 while c.recv(65536): pass' &
 tcp_srv=$!
 listening() { ip netns exec "$h2" ss -ltn sport = :5201 | grep -q LISTEN; }
-busywait 5000 listening
+spray_lib_busywait 5000 listening
 ip netns exec "$h1" python3 -c '
 import socket
 s = socket.create_connection(("10.0.9.2", 5201))
@@ -59,16 +59,16 @@ b = bytes(65536)
 for i in range(300): s.sendall(b)
 s.close()'
 wait $tcp_srv
-after=$(paths_tx)
-check "one TCP flow stays on one path" share_ok "$before" "$after" 0 100
-python3 - "$before" "$after" <<'PY' && ok "TCP: one path carries >= 90% of the flow" || fail "TCP: one path carries >= 90% of the flow"
+after=$(spray_lib_paths_tx)
+spray_lib_check "one TCP flow stays on one path" spray_lib_share_ok "$before" "$after" 0 100
+python3 - "$before" "$after" <<'PY' && spray_lib_ok "TCP: one path carries >= 90% of the flow" || spray_lib_fail "TCP: one path carries >= 90% of the flow"
 import sys
 d = [int(y) - int(x) for x, y in zip(sys.argv[1].split(), sys.argv[2].split())]
 sys.exit(0 if max(d) >= 0.9 * sum(d) else 1)
 PY
 
 # 2. Correctness oracle: 20,000 messages of 1 B .. 1 MiB under impairment.
-netem_paths "loss 2% duplicate 1% corrupt 0.1% delay 1ms 500us"
+spray_lib_netem_paths "loss 2% duplicate 1% corrupt 0.1% delay 1ms 500us"
 recv_start 20000 mix 7
 out=$(send_msgs 20000 mix 7)
 echo "# $out"
@@ -78,10 +78,10 @@ rc=$?
 res=$(cat "$RLOG.res")
 echo "# $res"
 bytes=$(echo "$res" | awk '{ print $4 }')
-check "20000 messages, each exactly once and intact, under loss/dup/reorder/corruption" \
+spray_lib_check "20000 messages, each exactly once and intact, under loss/dup/reorder/corruption" \
 	[ $rc -eq 0 ]
-check "at least 200 MB in the oracle run ($bytes bytes)" [ "${bytes:-0}" -ge 200000000 ]
-netem_paths ""
+spray_lib_check "at least 200 MB in the oracle run ($bytes bytes)" [ "${bytes:-0}" -ge 200000000 ]
+spray_lib_netem_paths ""
 
 # 3. A path dies in the middle of a transfer and comes back: nothing is
 # lost or fails, traffic leaves the dead path within a few RTOs (measured
@@ -99,34 +99,34 @@ delta() {	# delta "BEFORE" "AFTER" -> per-path differences
 	python3 -c 'import sys; print(" ".join(str(int(y) - int(x)) for x, y in zip(sys.argv[1].split(), sys.argv[2].split())))' "$1" "$2"
 }
 # moved BEFORE MIN: every path together carried MIN bytes since BEFORE
-moved() { local t=0 x; for x in $(delta "$1" "$(paths_bytes)"); do t=$((t + x)); done; [ $t -ge "$2" ]; }
+moved() { local t=0 x; for x in $(delta "$1" "$(spray_lib_paths_bytes)"); do t=$((t + x)); done; [ $t -ge "$2" ]; }
 stat1() { ip netns exec "$h1" "$top/userspace/sprayctl/sprayctl" -t stats | awk -F'\t' -v k="$1" '$1 == k { print $2 }'; }
 downs_past() { [ "$(stat1 path-down)" -gt "$1" ]; }
 
-b0=$(paths_bytes)
-busywait 30000 moved "$b0" 5000000
+b0=$(spray_lib_paths_bytes)
+spray_lib_busywait 30000 moved "$b0" 5000000
 downs0=$(stat1 path-down)
 ip netns exec "$sw" tc qdisc change dev p2 root netem limit 10000 loss 100%
 ip netns exec "$h2" tc qdisc change dev q2 root netem limit 10000 loss 100%
-check "the dead path is detected (path-down counter)" busywait 30000 downs_past "$downs0"
+spray_lib_check "the dead path is detected (path-down counter)" spray_lib_busywait 30000 downs_past "$downs0"
 # give detection a few RTOs' worth of traffic, then measure
-b=$(paths_bytes)
-busywait 30000 moved "$b" 3000000
-b=$(paths_bytes)
-busywait 30000 moved "$b" 10000000
-a=$(paths_bytes)
+b=$(spray_lib_paths_bytes)
+spray_lib_busywait 30000 moved "$b" 3000000
+b=$(spray_lib_paths_bytes)
+spray_lib_busywait 30000 moved "$b" 10000000
+a=$(spray_lib_paths_bytes)
 d=$(delta "$b" "$a")
 echo "# while p2 is dead, bytes per path: $d"
 # Probes of the dead path's entropy values are small PROBE packets.
-check "dead path: under 5% of the bytes once detected" \
+spray_lib_check "dead path: under 5% of the bytes once detected" \
 	python3 -c 'import sys; d = [int(x) for x in sys.argv[1:]]; sys.exit(0 if d[2] < 0.05 * sum(d) else 1)' $d
 ip netns exec "$sw" tc qdisc change dev p2 root netem limit 10000
 ip netns exec "$h2" tc qdisc change dev q2 root netem limit 10000
 # back: p2 carries at least 10% of a window of 2 MB or more again
-b=$(paths_bytes)
+b=$(spray_lib_paths_bytes)
 back() {
 	local d t=0 x
-	d=$(delta "$b" "$(paths_bytes)")
+	d=$(delta "$b" "$(spray_lib_paths_bytes)")
 	for x in $d; do t=$((t + x)); done
 	set -- $d
 	[ $t -ge 2000000 ] || return 1
@@ -134,28 +134,30 @@ back() {
 		echo "# after p2 recovered, bytes per path: $d"
 		return 0
 	fi
-	b=$(paths_bytes)	# not yet: look at the next window
+	b=$(spray_lib_paths_bytes)	# not yet: look at the next window
 	return 1
 }
-check "recovered path carries traffic again (>= 10% of a 2 MB window)" busywait 30000 back
+spray_lib_check "recovered path carries traffic again (>= 10% of a 2 MB window)" spray_lib_busywait 30000 back
 wait $spid
-busywait 10000 grep -q . "$RLOG.mon"
-check "sprayctl monitor reported the path going down" grep -q "path-down" "$RLOG.mon"
+spray_lib_busywait 10000 grep -q . "$RLOG.mon"
+spray_lib_check "sprayctl monitor reported the path going down" grep -q "path-down" "$RLOG.mon"
 sed 's/^/# monitor: /' "$RLOG.mon"
 kill $mpid 2>/dev/null
-check "sender: every message acknowledged, none failed" grep -q "unacked 0 failed 0" "$RLOG.send"
+spray_lib_check "sender: every message acknowledged, none failed" grep -q "unacked 0 failed 0" "$RLOG.send"
 cat "$RLOG.send"
-check "receiver: all 6000 messages exactly once across the failure" quiet recv_result
+spray_lib_check "receiver: all 6000 messages exactly once across the failure" quiet recv_result
 
 # 4. The peer disappears (every path drops): the sender is told within the
 # documented bound (retry limit x RTO ceiling, 15 x 200 ms = 3 s; 6 s here
 # for the emulator).
-netem_paths "loss 100%"
+spray_lib_netem_paths "loss 100%"
 res=$(ip netns exec "$h1" "$here/spray_msg" fail $H1_ADDR 0 $H2_ADDR $PORT 6)
-echo "# $res"
-check "peer gone: ETIMEDOUT on the error queue within 6 s" \
-	[ "$(echo "$res" | awk '{ print $2 }')" = ETIMEDOUT ]
-netem_paths ""
+echo "$res" | sed 's/^/# /'
+spray_lib_check "peer gone: ETIMEDOUT on the error queue within 6 s" \
+	[ "$(echo "$res" | awk '$1 == "error" { print $2 }')" = ETIMEDOUT ]
+spray_lib_check "  its history names the peer ($H2_ADDR:$PORT)" \
+	grep -q "^history peer=$H2_ADDR:$PORT " <<<"$res"
+spray_lib_netem_paths ""
 
 # 5. Selective retransmission: 1% loss on every path, both directions, on a
 # fabric shaped as a real one (each path 10 Mbit/s with an ECN-marking
@@ -199,9 +201,9 @@ selective() {
 # the emulated CPU stalls now and then (other VMs, coarse timers): one more
 # transfer if the first falls short; both are printed, the last asserted
 selective 5 || [ "${KSFT_MACHINE_SLOW:-}" = yes ] || { echo "# 1% loss: again"; selective 6; }
-check "1% loss: 200 x 64 KiB delivered exactly once" [ $SEL_RC -eq 0 ]
-check "1% loss: some packets were lost ($lost)" [ "$lost" -gt 0 ]
-check_speed "1% loss: retransmitted ($retx) <= 2 x lost ($lost)" [ "$retx" -le $((2 * lost)) ]
+spray_lib_check "1% loss: 200 x 64 KiB delivered exactly once" [ $SEL_RC -eq 0 ]
+spray_lib_check "1% loss: some packets were lost ($lost)" [ "$lost" -gt 0 ]
+spray_lib_check_speed "1% loss: retransmitted ($retx) <= 2 x lost ($lost)" [ "$retx" -le $((2 * lost)) ]
 
 rm -f "$RLOG.send" "$RLOG.mon" "$RLOG.res"
-tap_end
+spray_lib_tap_end

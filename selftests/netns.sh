@@ -7,9 +7,9 @@
 # each namespace binds its own address and the same spray port; a namespace
 # deleted while one of its sockets is open goes away cleanly afterwards.
 source "$(dirname "$0")/lib.sh"
-trap cleanup_ns EXIT
+trap spray_lib_cleanup_ns EXIT
 
-setup_ns ns1 ns2 || { fail "setup namespaces"; tap_end; }
+spray_lib_setup_ns ns1 ns2 || { spray_lib_fail "setup namespaces"; spray_lib_tap_end; }
 ip link add veth1 netns "$ns1" type veth peer name veth2 netns "$ns2"
 ip -n "$ns1" addr add 10.0.1.1/24 dev veth1
 ip -n "$ns2" addr add 10.0.1.2/24 dev veth2
@@ -22,16 +22,16 @@ hold() {	# hold NS ADDR PORT -> prints the bound port
 	ip netns exec "$1" "$here/spray_hold" "$2" "$3" </dev/null >/dev/null 2>&1
 }
 
-check "bind 10.0.1.1:5000 in ns1" hold "$ns1" 10.0.1.1 5000
-check "bind 10.0.1.2:5000 in ns2" hold "$ns2" 10.0.1.2 5000
-check "bind fd00::2 in ns2" hold "$ns2" fd00::2 5000
-check "ns1 cannot bind ns2's address" not hold "$ns1" 10.0.1.2 5000
+spray_lib_check "bind 10.0.1.1:5000 in ns1" hold "$ns1" 10.0.1.1 5000
+spray_lib_check "bind 10.0.1.2:5000 in ns2" hold "$ns2" 10.0.1.2 5000
+spray_lib_check "bind fd00::2 in ns2" hold "$ns2" fd00::2 5000
+spray_lib_check "ns1 cannot bind ns2's address" spray_lib_not hold "$ns1" 10.0.1.2 5000
 
 # Same port in both namespaces at the same time.
-hold_start H1 ip netns exec "$ns1" "$here/spray_hold" 0.0.0.0 5001 &&
-	hold_start H2 ip netns exec "$ns2" "$here/spray_hold" :: 5001
-check "port 5001 bound in both namespaces at once" [ $? -eq 0 ]
-check "port 5001 in use inside ns1" not hold "$ns1" 10.0.1.1 5001
+spray_lib_hold_start H1 ip netns exec "$ns1" "$here/spray_hold" 0.0.0.0 5001 &&
+	spray_lib_hold_start H2 ip netns exec "$ns2" "$here/spray_hold" :: 5001
+spray_lib_check "port 5001 bound in both namespaces at once" [ $? -eq 0 ]
+spray_lib_check "port 5001 in use inside ns1" spray_lib_not hold "$ns1" 10.0.1.1 5001
 
 SC=$(dirname "$here")/userspace/sprayctl/sprayctl
 # Messages between the namespaces, over IPv4 and over IPv6.
@@ -40,29 +40,29 @@ xfer() {	# xfer SRC_NS SRC DST_NS DST PORT
 	log=$(mktemp)
 	ip netns exec "$3" "$here/spray_msg" recv "$4" "$5" 300 mix 5 60 >"$log" &
 	local rpid=$!
-	busywait 10000 grep -q ready "$log"
+	spray_lib_busywait 10000 grep -q ready "$log"
 	ip netns exec "$1" "$here/spray_msg" send "$2" 0 "$4" "$5" 300 mix 5 >/dev/null
 	wait $rpid
 	local rc=$?
 	rm -f "$log"
 	return $rc
 }
-check "300 messages ns1 -> ns2 over IPv4" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6000
-check "300 messages ns2 -> ns1 over IPv6" xfer "$ns2" fd00::2 "$ns1" fd00::1 6001
+spray_lib_check "300 messages ns1 -> ns2 over IPv4" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6000
+spray_lib_check "300 messages ns2 -> ns1 over IPv6" xfer "$ns2" fd00::2 "$ns1" fd00::1 6001
 
 # The UDP port moves at once with the setting; a port in use is refused.
 ip netns exec "$ns1" "$SC" set udp-port 5555
 ip netns exec "$ns2" "$SC" set udp-port 5555
 udp_bound() { ip netns exec "$1" ss -Huln "sport = :$2" | grep -q .; }
-check "udp-port 5555: the namespace's UDP socket moved" udp_bound "$ns2" 5555
-check "  and left 4797" not udp_bound "$ns2" 4797
-check "300 messages over UDP port 5555" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6003
+spray_lib_check "udp-port 5555: the namespace's UDP socket moved" udp_bound "$ns2" 5555
+spray_lib_check "  and left 4797" spray_lib_not udp_bound "$ns2" 4797
+spray_lib_check "300 messages over UDP port 5555" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6003
 ip netns exec "$ns2" python3 -c 'import signal, socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 6666)); signal.pause()' &
 squatter=$!
-busywait 5000 udp_bound "$ns2" 6666
-check "udp-port taken by another program: refused" not ip netns exec "$ns2" "$SC" set udp-port 6666
+spray_lib_busywait 5000 udp_bound "$ns2" 6666
+spray_lib_check "udp-port taken by another program: refused" spray_lib_not ip netns exec "$ns2" "$SC" set udp-port 6666
 KEY=udp-port
-check "  and the setting is unchanged" [ "$(ip netns exec "$ns2" "$SC" -t show | awk -F'\t' '$1 == "udp-port" { print $2 }')" = 5555 ]
+spray_lib_check "  and the setting is unchanged" [ "$(ip netns exec "$ns2" "$SC" -t show | awk -F'\t' '$1 == "udp-port" { print $2 }')" = 5555 ]
 kill $squatter
 ip netns exec "$ns1" "$SC" set udp-port 4797
 ip netns exec "$ns2" "$SC" set udp-port 4797
@@ -70,25 +70,25 @@ ip netns exec "$ns2" "$SC" set udp-port 4797
 # Idle connections go away (idle-timeout-ms) while their sockets stay open.
 ip netns exec "$ns1" "$SC" set idle-timeout-ms 300
 ip netns exec "$ns2" "$SC" set idle-timeout-ms 300
-hold_start IR ip netns exec "$ns2" env SPRAY_HOLD=1 "$here/spray_msg" recv \
+spray_lib_hold_start IR ip netns exec "$ns2" env SPRAY_HOLD=1 "$here/spray_msg" recv \
 	10.0.1.2 6002 4 fixed:1000 1 30
-hold_start IS ip netns exec "$ns1" env SPRAY_HOLD=1 "$here/spray_msg" send \
+spray_lib_hold_start IS ip netns exec "$ns1" env SPRAY_HOLD=1 "$here/spray_msg" send \
 	10.0.1.1 0 10.0.1.2 6002 4 fixed:1000 1
 peers_of() { ip netns exec "$1" "$SC" -t peers | grep -c .; }
 no_peers() { [ "$(peers_of "$1")" = 0 ]; }
 closes() { ip netns exec "$1" "$SC" -t stats | awk -F'\t' '$1 == "conn-close" { print $2 }'; }
-check "idle connection torn down on the sender" busywait 10000 no_peers "$ns1"
-check "idle connection torn down on the receiver" busywait 10000 no_peers "$ns2"
+spray_lib_check "idle connection torn down on the sender" spray_lib_busywait 10000 no_peers "$ns1"
+spray_lib_check "idle connection torn down on the receiver" spray_lib_busywait 10000 no_peers "$ns2"
 both_closed() { [ "$(closes "$ns1")" -ge 1 ] && [ "$(closes "$ns2")" -ge 1 ]; }
-check "counted as conn-close on both ends" both_closed
-check "sockets still open meanwhile" kill -0 "$IS_PID" "$IR_PID"
-hold_stop IS
-check "receiver got its 4 messages" hold_stop IR
+spray_lib_check "counted as conn-close on both ends" both_closed
+spray_lib_check "sockets still open meanwhile" kill -0 "$IS_PID" "$IR_PID"
+spray_lib_hold_stop IS
+spray_lib_check "receiver got its 4 messages" spray_lib_hold_stop IR
 
 # Delete ns1 while its socket is open: the socket keeps the namespace alive
 # until it closes; then the namespace is torn down without complaint.
 ip netns del "$ns1"
-NSLIST=("${NSLIST[@]/$ns1}")
-check "socket in a deleted namespace closes cleanly" hold_stop H1
-hold_stop H2
-tap_end
+SPRAY_LIB_NS=("${SPRAY_LIB_NS[@]/$ns1}")
+spray_lib_check "socket in a deleted namespace closes cleanly" spray_lib_hold_stop H1
+spray_lib_hold_stop H2
+spray_lib_tap_end

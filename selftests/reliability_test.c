@@ -245,8 +245,11 @@ static void dump_stats(const char *nb)
 		 "echo '# receiver:'; ip netns exec %s " SPRAYCTL
 		 " -t stats | awk '$2 != 0 { print \"#   \" $0 }'; "
 		 "ip netns exec %s " SPRAYCTL " -t peers | sed 's/^/#   /'; "
-		 "ip netns exec %s " SPRAYCTL " -t sockets | sed 's/^/#   /'",
-		 nb, nb, nb);
+		 "ip netns exec %s " SPRAYCTL " -t sockets | sed 's/^/#   /'; "
+		 /* what the stack below dropped, both ends */
+		 "echo '# udp, sender:'; nstat -asz | awk '/^(Udp6?|Ip6?)(InErrors|InCsumErrors|RcvbufErrors|SndbufErrors|NoPorts|InDiscards|OutDiscards)/ && $2 { print \"#   \" $1, $2 }'; "
+		 "echo '# udp, receiver:'; ip netns exec %s nstat -asz | awk '/^(Udp6?|Ip6?)(InErrors|InCsumErrors|RcvbufErrors|SndbufErrors|NoPorts|InDiscards|OutDiscards)/ && $2 { print \"#   \" $1, $2 }'",
+		 nb, nb, nb, nb);
 }
 
 /* SIOCOUTQ: bytes queued and not acknowledged, -1 on error. */
@@ -350,7 +353,8 @@ static void too_big(struct __test_metadata *_metadata,
 	/* one failure, and the connection carried on */
 	EXPECT_EQ(1, spray_ctl_val(NULL, "stats", "msg-failed"));
 	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "conn-reset"));
-	EXPECT_GT(100, spray_ctl_val(NULL, "stats", "retx-pkts"));
+	EXPECT_GT(100, spray_ctl_val(NULL, "stats", "retx-pkts"))
+		dump_stats(self->nb);
 	/* and it still does */
 	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 0, 0));
 	memset(seen, 0, sizeof(seen));

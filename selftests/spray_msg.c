@@ -20,10 +20,19 @@
  *   open after their work until standard input closes.
  *   spray_msg fail ADDR PORT DADDR DPORT TIMEOUT_S
  *       send one message and wait for its failure on the error queue;
- *       prints "error ERRNO_NAME after S seconds"; exit 0 if it came.
+ *       prints "error ERRNO_NAME after S seconds", then its history
+ *       (SPRAY_CMSG_HISTORY) as "history peer=ADDR:PORT conn=.. msg=..
+ *       ack_age_us=.. retx_rack=.. retx_nack=.. retx_rto=..
+ *       retx_refused=.. nacks=.. rtos=.. evs=A,B,.. cookie=..";
+ *       exit 0 if it came.
+ *   spray_msg vanish ADDR PORT DADDR DPORT TIMEOUT_S
+ *       send one message and wait until it is acknowledged, print "acked",
+ *       wait for a line on standard input (the peer vanishes meanwhile),
+ *       then as fail, with a second message (cookie 4242).
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,18 +211,78 @@ static int do_recv(int fd, char **argv)
 	return got == count && !dup && !bad ? 0 : 1;
 }
 
-static int do_fail(int fd, char **argv)
+/* sendto() with a SPRAY_CMSG_COOKIE */
+static ssize_t send_cookie(int fd, const void *buf, size_t len,
+			   const struct sockaddr_spray *to, uint64_t cookie)
+{
+	char cbuf[CMSG_SPACE(sizeof(cookie))] = {};
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr m = {
+		.msg_name = (void *)to, .msg_namelen = sizeof(*to),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	cm->cmsg_level = SOL_SPRAY;
+	cm->cmsg_type = SPRAY_CMSG_COOKIE;
+	cm->cmsg_len = CMSG_LEN(sizeof(cookie));
+	memcpy(CMSG_DATA(cm), &cookie, sizeof(cookie));
+	return sendmsg(fd, &m, 0);
+}
+
+static void print_history(const struct spray_msg_history *h, uint64_t cookie)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	int i;
+
+	if (h->sh_peer.sspray_af == AF_INET)
+		inet_ntop(AF_INET, &h->sh_peer.sspray_addr4, a, sizeof(a));
+	else
+		inet_ntop(AF_INET6, h->sh_peer.sspray_addr6, a, sizeof(a));
+	printf("history peer=%s:%u conn=%u msg=%u ack_age_us=%u retx_rack=%u retx_nack=%u retx_rto=%u retx_refused=%u nacks=%u rtos=%u evs=",
+	       a, ntohs(h->sh_peer.sspray_port), h->sh_conn_id, h->sh_msg_id,
+	       h->sh_ack_age_us, h->sh_retx_rack, h->sh_retx_nack,
+	       h->sh_retx_rto, h->sh_retx_refused, h->sh_nacks, h->sh_rtos);
+	for (i = 0; i < h->sh_nr_evs && i < SPRAY_HIST_EVS; i++)
+		printf("%s%u", i ? "," : "", h->sh_evs[i]);
+	printf(" cookie=%llu\n", (unsigned long long)cookie);
+}
+
+static int do_fail(int fd, char **argv, bool vanish)
 {
 	struct sockaddr_spray to = addr(argv[0], argv[1]);
 	double timeout = atof(argv[2]), t0 = now_s();
 	struct pollfd p = { .fd = fd, .events = 0 };
 	struct sock_extended_err ee = {};
+	struct spray_msg_history h = {};
 	char buf[1000] = "gone?", cbuf[256];
+	bool have_h = false;
 	struct msghdr m = {};
 	struct cmsghdr *cm;
+	uint64_t cookie = 0;
+	int q;
 
-	if (sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&to,
-		   sizeof(to)) < 0) {
+	if (vanish) {
+		/* a peer that answers first: it acknowledges a message */
+		if (sendto(fd, "here?", 5, 0, (struct sockaddr *)&to,
+			   sizeof(to)) < 0) {
+			perror("sendto");
+			return 1;
+		}
+		while (!ioctl(fd, SIOCOUTQ, &q) && q > 0 && now_s() - t0 < timeout)
+			usleep(10000);
+		if (q) {
+			printf("not acknowledged after %.1f seconds\n", now_s() - t0);
+			return 1;
+		}
+		printf("acked\n");
+		fflush(stdout);
+		while (read(0, buf, 1) == 1 && buf[0] != '\n')
+			;
+		t0 = now_s();
+	}
+	if (send_cookie(fd, buf, sizeof(buf), &to, vanish ? 4242 : 0) < 0) {
 		perror("sendto");
 		return 1;
 	}
@@ -227,13 +296,25 @@ static int do_fail(int fd, char **argv)
 		perror("recvmsg(MSG_ERRQUEUE)");
 		return 1;
 	}
-	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
-		if (cm->cmsg_level == SOL_SPRAY && cm->cmsg_type == SPRAY_CMSG_ERR)
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SPRAY)
+			continue;
+		if (cm->cmsg_type == SPRAY_CMSG_ERR)
 			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+		else if (cm->cmsg_type == SPRAY_CMSG_COOKIE)
+			memcpy(&cookie, CMSG_DATA(cm), sizeof(cookie));
+		else if (cm->cmsg_type == SPRAY_CMSG_HISTORY &&
+			 cm->cmsg_len == CMSG_LEN(sizeof(h))) {
+			memcpy(&h, CMSG_DATA(cm), sizeof(h));
+			have_h = true;
+		}
+	}
 	printf("error %s after %.2f seconds\n",
 	       ee.ee_errno == ETIMEDOUT ? "ETIMEDOUT" :
 	       ee.ee_errno == ECONNREFUSED ? "ECONNREFUSED" : strerror(ee.ee_errno),
 	       now_s() - t0);
+	if (have_h)
+		print_history(&h, cookie);
 	return 0;
 }
 
@@ -273,7 +354,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "send") && argc >= 8)
 		return hold(do_send(fd, argv + 4));
 	if (!strcmp(argv[1], "fail") && argc >= 7)
-		return do_fail(fd, argv + 4);
+		return do_fail(fd, argv + 4, false);
+	if (!strcmp(argv[1], "vanish") && argc >= 7)
+		return do_fail(fd, argv + 4, true);
 	if (!strcmp(argv[1], "recv") && argc >= 6)
 		return hold(do_recv(fd, argv + 4));
 	fprintf(stderr, "usage: see the top of spray_msg.c\n");

@@ -296,6 +296,42 @@ TEST_F(pair, send_to_closed_port_reports_error)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
+/*
+ * More failures than the error queue holds (1024): the failures beyond it
+ * are not lost silently: the next recvmsg() fails with ENOBUFS (once), and
+ * the queue holds the first 1024.
+ */
+TEST_F_TIMEOUT(pair, error_queue_overflow_says_enobufs, 120)
+{
+	struct sockaddr_spray nobody = sa_of(variant->addr, 9);
+	const unsigned int n = 1100;
+	long failed0 = spray_ctl_val(NULL, "stats", "msg-failed");
+	int big = 16 << 20, i, queued = 0;
+	char buf[64] = "x", back[64];
+	double end;
+
+	ASSERT_EQ(0, setsockopt(self->a, SOL_SOCKET, SO_SNDBUFFORCE, &big,
+				sizeof(big)));
+	for (i = 0; i < (int)n; i++)
+		ASSERT_EQ(64, spray_sendto(self->a, buf, 64, &nobody))
+			TH_LOG("message %d: %s", i, strerror(errno));
+	end = spray_now() + 60;
+	while (spray_ctl_val(NULL, "stats", "msg-failed") - failed0 < n &&
+	       spray_now() < end)
+		usleep(20000);
+	ASSERT_EQ(n, spray_ctl_val(NULL, "stats", "msg-failed") - failed0);
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->a, back, sizeof(back), MSG_DONTWAIT));
+	EXPECT_EQ(ENOBUFS, errno);
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->a, back, sizeof(back), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	while (recv(self->a, back, sizeof(back), MSG_ERRQUEUE | MSG_DONTWAIT) == 64)
+		queued++;
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(1024, queued);
+}
+
 TEST_F(pair, sendmsg_bad_input)
 {
 	struct sockaddr_spray to = self->sb;

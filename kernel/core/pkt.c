@@ -90,6 +90,7 @@ static int spray_parse_data(const u8 *buf, u32 len, struct spray_pkt *out)
 	out->data.msg_len = be32_to_cpu(d.msg_len);
 	out->data.frag_off = be32_to_cpu(d.frag_off);
 	out->data.frag_len = be16_to_cpu(d.frag_len);
+	out->data.min_rtt = be16_to_cpu(d.min_rtt);
 	out->data.ts_ns = be64_to_cpu(d.ts_ns);
 
 	payload = len - SPRAY_DATA_HDR_LEN;
@@ -257,6 +258,7 @@ int spray_pkt_build(void *buf, u32 size, const struct spray_pkt *pkt)
 			.msg_len = cpu_to_be32(pkt->data.msg_len),
 			.frag_off = cpu_to_be32(pkt->data.frag_off),
 			.frag_len = cpu_to_be16((u16)pkt->data.frag_len),
+			.min_rtt = cpu_to_be16(pkt->data.min_rtt),
 			.ts_ns = cpu_to_be64(pkt->data.ts_ns),
 		};
 

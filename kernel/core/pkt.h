@@ -117,6 +117,7 @@ struct spray_pkt {
 			u32	msg_len;
 			u32	frag_off;
 			u32	frag_len;
+			u16	min_rtt;	/* spray_rtt_encode()d */
 			u64	ts_ns;
 		} data;
 		struct spray_ack ack;

@@ -29,7 +29,7 @@ void spray_txwin_cfg_default(struct spray_txwin_cfg *cfg)
  * spray_txwin_init() - start the send window of a new incarnation
  * @tw: state to initialise
  * @ring: caller storage for @ring_size records
- * @ring_size: a power of two, at most 2^16; the most psns outstanding
+ * @ring_size: a power of two, at most 2^15; the most psns outstanding
  * @isn: first psn (the incarnation's src_cid)
  * @grant: initial grant psn (isn + unscheduled packets); see cc.h
  * @cfg: tunables, copied; NULL for defaults
@@ -41,7 +41,7 @@ int spray_txwin_init(struct spray_txwin *tw, struct spray_txrec *ring,
 		     const struct spray_txwin_cfg *cfg)
 {
 	if (!ring || !ring_size || (ring_size & (ring_size - 1)) ||
-	    ring_size > (1U << 16))
+	    ring_size > (1U << 15))
 		return -EINVAL;
 	memset(tw, 0, sizeof(*tw));
 	if (cfg)
@@ -55,6 +55,9 @@ int spray_txwin_init(struct spray_txwin *tw, struct spray_txrec *ring,
 	tw->mask = ring_size - 1;
 	tw->una = isn;
 	tw->nxt = isn;
+	tw->lost_low = isn;
+	tw->t_head = SPRAY_TX_NIL;
+	tw->t_tail = SPRAY_TX_NIL;
 	tw->grant = grant;
 	tw->rto_ns = clamp_t(u32, tw->cfg.rto_init_ns, tw->cfg.rto_min_ns,
 			     tw->cfg.rto_max_ns);
@@ -74,6 +77,44 @@ struct spray_txrec *spray_txwin_rec(struct spray_txwin *tw, u32 psn)
 	if (!spray_psn_in(psn, tw->una, tw->nxt))
 		return NULL;
 	return &tw->ring[psn & tw->mask];
+}
+
+/*
+ * The sent list: INFLIGHT and REFUSED records in the order of their latest
+ * transmission (doubly linked through the ring by index). Appended at each
+ * transmission, unlinked when a record leaves those states: O(1) each.
+ */
+static void txw_link(struct spray_txwin *tw, struct spray_txrec *rec)
+{
+	u16 idx = (u16)(rec - tw->ring);
+
+	rec->tnext = SPRAY_TX_NIL;
+	rec->tprev = (u16)tw->t_tail;
+	if (tw->t_tail == SPRAY_TX_NIL)
+		tw->t_head = idx;
+	else
+		tw->ring[tw->t_tail].tnext = idx;
+	tw->t_tail = idx;
+}
+
+static void txw_unlink(struct spray_txwin *tw, struct spray_txrec *rec)
+{
+	if (rec->tprev == SPRAY_TX_NIL)
+		tw->t_head = rec->tnext;
+	else
+		tw->ring[rec->tprev].tnext = rec->tnext;
+	if (rec->tnext == SPRAY_TX_NIL)
+		tw->t_tail = rec->tprev;
+	else
+		tw->ring[rec->tnext].tprev = rec->tprev;
+	rec->tprev = SPRAY_TX_NIL;
+	rec->tnext = SPRAY_TX_NIL;
+}
+
+/* the psn of a ring record (within [una, nxt)) */
+static u32 txw_psn(const struct spray_txwin *tw, const struct spray_txrec *rec)
+{
+	return tw->una + (((u32)(rec - tw->ring) - tw->una) & tw->mask);
 }
 
 /**
@@ -113,11 +154,12 @@ u32 spray_txwin_room(const struct spray_txwin *tw, u32 cwnd_pkts)
  * @msg_id: message of the fragment
  * @frag_off: fragment offset
  * @len: payload bytes
+ * @msg: the caller's message (kept in the record, opaque)
  *
  * Return: the psn to put in the packet.
  */
 u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
-			 u32 msg_id, u32 frag_off, u16 len)
+			 u32 msg_id, u32 frag_off, u16 len, void *msg)
 {
 	struct spray_txrec *rec = &tw->ring[tw->nxt & tw->mask];
 
@@ -131,6 +173,8 @@ u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
 	rec->retx = 0;
 	rec->state = SPRAY_TXREC_INFLIGHT;
 	rec->why = 0;
+	rec->msg = msg;
+	txw_link(tw, rec);
 	tw->inflight++;
 	tw->sent++;
 	tw->probe_ok = false;
@@ -144,18 +188,23 @@ u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
  *
  * Return: true if a psn awaits retransmission.
  */
-bool spray_txwin_next_retx(const struct spray_txwin *tw, u32 *psn)
+bool spray_txwin_next_retx(struct spray_txwin *tw, u32 *psn)
 {
 	u32 p;
 
 	if (!tw->lost)
 		return false;
-	for (p = tw->una; p != tw->nxt; p++) {
+	/* nothing before lost_low is LOST: amortized O(1) */
+	if (!spray_psn_in(tw->lost_low, tw->una, tw->nxt))
+		tw->lost_low = tw->una;
+	for (p = tw->lost_low; p != tw->nxt; p++) {
 		if (tw->ring[p & tw->mask].state == SPRAY_TXREC_LOST) {
+			tw->lost_low = p;
 			*psn = p;
 			return true;
 		}
 	}
+	tw->lost_low = tw->nxt;
 	return false;
 }
 
@@ -179,6 +228,7 @@ void spray_txwin_sent_retx(struct spray_txwin *tw, u32 psn, u16 ev,
 	rec->sent_ns = now_ns;
 	rec->ev = ev;
 	rec->retx++;
+	txw_link(tw, rec);
 	tw->lost--;
 	tw->inflight++;
 	tw->retx++;
@@ -234,8 +284,10 @@ static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
 			struct spray_txack_sum *sum)
 {
 	if (rec->state == SPRAY_TXREC_INFLIGHT) {
+		txw_unlink(tw, rec);
 		tw->inflight--;
 	} else if (rec->state == SPRAY_TXREC_REFUSED) {
+		txw_unlink(tw, rec);
 		tw->refused--;
 	} else if (rec->state == SPRAY_TXREC_LOST) {
 		tw->lost--;
@@ -293,6 +345,7 @@ static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
 			  struct spray_txrec *rec, enum spray_loss_why why,
 			  const struct spray_txwin_ops *ops, void *ctx)
 {
+	txw_unlink(tw, rec);
 	if (rec->state == SPRAY_TXREC_REFUSED) {
 		tw->refused--;
 		why = SPRAY_LOSS_REFUSED;
@@ -308,6 +361,8 @@ static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
 	}
 	rec->state = SPRAY_TXREC_LOST;
 	rec->why = why;
+	if (!tw->lost || spray_psn_before(psn, tw->lost_low))
+		tw->lost_low = psn;
 	tw->lost++;
 	if (why == SPRAY_LOSS_RACK)
 		tw->lost_rack++;
@@ -381,13 +436,17 @@ static void txw_release_refused(struct spray_txwin *tw, u64 now_ns,
 {
 	u64 guard = tw->srtt_ns / 2;
 	struct spray_txrec *rec;
-	u32 psn;
+	u32 i, next;
 
-	for (psn = tw->una; psn != tw->nxt && tw->refused; psn++) {
-		rec = &tw->ring[psn & tw->mask];
-		if (rec->state == SPRAY_TXREC_REFUSED &&
-		    now_ns >= rec->sent_ns + guard)
-			txw_mark_lost(tw, psn, rec, SPRAY_LOSS_REFUSED, ops, ctx);
+	/* oldest first; what was resent within the guard is newer still */
+	for (i = tw->t_head; i != SPRAY_TX_NIL && tw->refused; i = next) {
+		rec = &tw->ring[i];
+		next = rec->tnext;
+		if (now_ns < rec->sent_ns + guard)
+			break;
+		if (rec->state == SPRAY_TXREC_REFUSED)
+			txw_mark_lost(tw, txw_psn(tw, rec), rec,
+				      SPRAY_LOSS_REFUSED, ops, ctx);
 	}
 }
 
@@ -473,6 +532,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 			rtt -= ack->hold_ns;
 		txw_rtt_sample(tw, rtt);
 		sum->rtt_ns = rtt;
+		sum->echo_ns = ack->ts_echo;
 	}
 
 	if (sum->pkts) {
@@ -539,7 +599,7 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 {
 	u64 wait, wait_ev, deadline, next = 0;
 	struct spray_txrec *rec;
-	u32 psn;
+	u32 psn, i, nexti;
 
 	if (!tw->rack_ns || !tw->inflight)
 		return 0;
@@ -553,23 +613,36 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 	wait = txw_loss_wait_cross(tw);
 	wait_ev = (u64)(tw->srtt_ns ? tw->srtt_ns : tw->rto_ns) +
 		  max_t(u64, tw->min_rtt_ns / 4, tw->cfg.reorder_min_ns);
-	for (psn = tw->una; psn != tw->nxt; psn++) {
-		rec = &tw->ring[psn & tw->mask];
-		/* sent after the newest delivered packet: no evidence yet */
-		if (rec->state != SPRAY_TXREC_INFLIGHT ||
-		    rec->sent_ns > tw->rack_ns ||
-		    (rec->sent_ns == tw->rack_ns &&
-		     !spray_psn_before(psn, tw->rack_psn)))
+	/*
+	 * The sent list, oldest transmission first: it stops at the first
+	 * packet sent after the newest delivered one (no evidence for it nor
+	 * for any later), and at the first not old enough even for the
+	 * shorter window (no later one is older).
+	 */
+	for (i = tw->t_head; i != SPRAY_TX_NIL; i = nexti) {
+		rec = &tw->ring[i];
+		nexti = rec->tnext;
+		if (rec->sent_ns > tw->rack_ns)
+			break;
+		if (rec->state != SPRAY_TXREC_INFLIGHT)
+			continue;
+		psn = txw_psn(tw, rec);
+		if (rec->sent_ns == tw->rack_ns &&
+		    !spray_psn_before(psn, tw->rack_psn))
 			continue;
 		if (rec->ev < SPRAY_TX_MAX_EVS &&
 		    rec->sent_ns < tw->ev_rack[rec->ev])
 			deadline = rec->sent_ns + wait_ev;
 		else
 			deadline = rec->sent_ns + wait;
-		if (now_ns >= deadline)
+		if (now_ns >= deadline) {
 			txw_mark_lost(tw, psn, rec, SPRAY_LOSS_RACK, ops, ctx);
-		else if (!next || deadline < next)
+			continue;
+		}
+		if (!next || deadline < next)
 			next = deadline;
+		if (now_ns < rec->sent_ns + wait_ev)
+			break;
 	}
 	return next;
 }
@@ -674,12 +747,15 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 	if (reason == SPRAY_NACK_MSG_SIZE)
 		return -EMSGSIZE;
 	if (reason == SPRAY_NACK_RESUME) {
+		u32 i, next;
+
 		/* the receiver made room: what it refused goes again, now */
-		for (psn = tw->una; psn != tw->nxt && tw->refused; psn++) {
-			rec = &tw->ring[psn & tw->mask];
+		for (i = tw->t_head; i != SPRAY_TX_NIL && tw->refused; i = next) {
+			rec = &tw->ring[i];
+			next = rec->tnext;
 			if (rec->state == SPRAY_TXREC_REFUSED)
-				txw_mark_lost(tw, psn, rec, SPRAY_LOSS_REFUSED,
-					      ops, ctx);
+				txw_mark_lost(tw, txw_psn(tw, rec), rec,
+					      SPRAY_LOSS_REFUSED, ops, ctx);
 		}
 		return 0;
 	}
@@ -747,34 +823,23 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 	u64 age = max_t(u64, cur, txw_rtt_max2(tw));
 	u32 pick[SPRAY_TX_RTO_BURST];
 	struct spray_txrec *rec;
-	u32 psn, i, n = 0;
+	u32 i, n = 0;
 
 	if (!deadline || now_ns < deadline)
 		return 0;
 	tw->rtos++;
 	/*
-	 * The least recently sent first (lowest psn among equals): records
-	 * the receiver keeps refusing come round in turn, where the lowest
-	 * psns would be the only ones ever resent.
+	 * The least recently sent first (the sent list's head): records the
+	 * receiver keeps refusing come round in turn, where the lowest psns
+	 * would be the only ones ever resent. Nor what the slowest path may
+	 * still be carrying: the list stops at the first too young.
 	 */
-	for (psn = tw->una; psn != tw->nxt; psn++) {
-		rec = &tw->ring[psn & tw->mask];
-		/* nor what the slowest path may still be carrying */
-		if ((rec->state != SPRAY_TXREC_INFLIGHT &&
-		     rec->state != SPRAY_TXREC_REFUSED) ||
-		    now_ns - rec->sent_ns < age)
-			continue;
-		if (n < SPRAY_TX_RTO_BURST)
-			i = n++;
-		else if (rec->sent_ns < tw->ring[pick[n - 1] & tw->mask].sent_ns)
-			i = n - 1;
-		else
-			continue;
-		/* keep pick[] sorted by send time */
-		for (; i && rec->sent_ns < tw->ring[pick[i - 1] & tw->mask].sent_ns;
-		     i--)
-			pick[i] = pick[i - 1];
-		pick[i] = psn;
+	for (i = tw->t_head; i != SPRAY_TX_NIL && n < SPRAY_TX_RTO_BURST;
+	     i = rec->tnext) {
+		rec = &tw->ring[i];
+		if (now_ns - rec->sent_ns < age)
+			break;
+		pick[n++] = txw_psn(tw, rec);
 	}
 	for (i = 0; i < n && !tw->failed; i++)
 		txw_mark_lost(tw, pick[i], &tw->ring[pick[i] & tw->mask],

@@ -47,6 +47,9 @@ enum spray_loss_why {
  * @retx: retransmissions so far.
  * @state: enum spray_txrec_state.
  * @why: enum spray_loss_why of the latest loss declared, 0 if none.
+ * @tprev: previous record in the time-ordered sent list (ring index).
+ * @tnext: next record in it (SPRAY_TX_NIL at either end).
+ * @msg: the caller's message of the fragment (opaque), for O(1) lookups.
  */
 struct spray_txrec {
 	u64	sent_ns;
@@ -57,7 +60,13 @@ struct spray_txrec {
 	u8	retx;
 	u8	state;
 	u8	why;
+	u16	tprev;
+	u16	tnext;
+	void	*msg;
 };
+
+/* no record: the end of the sent list */
+#define SPRAY_TX_NIL	0xffffU
 
 /* the largest RTO, whatever the RTT samples say (u32 ns) */
 #define SPRAY_TXWIN_RTO_LIMIT_NS	4000000000U
@@ -110,6 +119,8 @@ struct spray_txwin_ops {
  * @ce_pkts: of which arrived CE-marked.
  * @ce_bytes: their bytes.
  * @rtt_ns: RTT sample (ts echo minus receiver hold), 0 if none.
+ * @echo_ns: the send time of the packet of that sample (the ACK's
+ *	ts_echo), 0 if none.
  * @cum_advanced: the cumulative ack moved.
  */
 struct spray_txack_sum {
@@ -118,6 +129,7 @@ struct spray_txack_sum {
 	u32	ce_pkts;
 	u32	ce_bytes;
 	u32	rtt_ns;
+	u64	echo_ns;
 	bool	cum_advanced;
 };
 
@@ -158,6 +170,13 @@ struct spray_txack_sum {
  * @lost_nack: losses by NACK.
  * @lost_rto: losses by RTO.
  * @refusals: psns named by NO_BUF and WINDOW NACKs.
+ * @t_head: the sent list's oldest record (ring index, SPRAY_TX_NIL if
+ *	empty): every INFLIGHT and REFUSED record, in the order of their
+ *	latest transmission, so that loss detection and the RTO start from the
+ *	oldest and stop early.
+ * @t_tail: its newest.
+ * @lost_low: no psn before it is LOST (where the search for the next
+ *	retransmission starts).
  * @rtos: RTO expiries.
  * @probes: window probes (persist timer expiries).
  * @bad_acks: ACKs acknowledging psns never sent.
@@ -185,6 +204,9 @@ struct spray_txwin {
 	u32	reo_calm;
 	u32	reo_obs_ns;
 	u64	ev_rack[SPRAY_TX_MAX_EVS];
+	u32	t_head;
+	u32	t_tail;
+	u32	lost_low;
 	bool	failed;
 	bool	probe_ok;
 	bool	refusal_costs;
@@ -209,8 +231,8 @@ int spray_txwin_init(struct spray_txwin *tw, struct spray_txrec *ring,
 struct spray_txrec *spray_txwin_rec(struct spray_txwin *tw, u32 psn);
 u32 spray_txwin_room(const struct spray_txwin *tw, u32 cwnd_pkts);
 u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
-			 u32 msg_id, u32 frag_off, u16 len);
-bool spray_txwin_next_retx(const struct spray_txwin *tw, u32 *psn);
+			 u32 msg_id, u32 frag_off, u16 len, void *msg);
+bool spray_txwin_next_retx(struct spray_txwin *tw, u32 *psn);
 void spray_txwin_sent_retx(struct spray_txwin *tw, u32 psn, u16 ev,
 			   u64 now_ns);
 int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,

@@ -118,7 +118,10 @@ struct spray_hdr {
  * @frag_off: offset of this fragment's first byte in the message.
  * @frag_len: payload bytes in this packet; must equal the UDP payload length
  *	minus the headers, be non-zero, and frag_off + frag_len <= msg_len.
- * @reserved: zero on send, ignored on receive.
+ * @min_rtt: the sender's smallest RTT sample of this connection,
+ *	spray_rtt_encode()d (0: none yet). The receiver sizes its credit for
+ *	the sender from it (the per-peer BDP, spray-wire.rst); a receiver
+ *	that ignores it (older ones: it was reserved, zero) loses nothing.
  * @ts_ns: sender's clock (ns) when this transmission left; echoed by the ACK
  *	(ts_echo) so that RTT samples are unambiguous for retransmissions.
  */
@@ -127,9 +130,38 @@ struct spray_data_hdr {
 	__be32	msg_len;
 	__be32	frag_off;
 	__be16	frag_len;
-	__be16	reserved;
+	__be16	min_rtt;
 	__be64	ts_ns;
 };
+
+/*
+ * An RTT in 16 bits (spray_data_hdr.min_rtt): a 12-bit mantissa m and a
+ * 4-bit exponent e, m << e units of 64 ns: 64 ns steps up to 262 us, then
+ * within 1/2048 of the value, up to 8.6 s. 0 means none.
+ */
+#define SPRAY_RTT_UNIT_SHIFT	6
+#define SPRAY_RTT_MANT_BITS	12
+
+static inline u16 spray_rtt_encode(u32 ns)
+{
+	u32 m = ns >> SPRAY_RTT_UNIT_SHIFT, e = 0;
+
+	if (!ns)
+		return 0;
+	while (m >> SPRAY_RTT_MANT_BITS) {
+		m = (m + 1) >> 1;	/* rounded: never 0, may carry */
+		e++;
+	}
+	return (u16)(e << SPRAY_RTT_MANT_BITS | (m ? m : 1));
+}
+
+static inline u32 spray_rtt_decode(u16 v)
+{
+	u64 ns = (u64)(v & ((1U << SPRAY_RTT_MANT_BITS) - 1)) <<
+		 (SPRAY_RTT_UNIT_SHIFT + (v >> SPRAY_RTT_MANT_BITS));
+
+	return ns > U32_MAX ? U32_MAX : (u32)ns;
+}
 
 /**
  * struct spray_ack_hdr - follows spray_hdr in ACK packets (48 bytes)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Leaf-spine fabric of network namespaces for the AF_SPRAY benchmarks
-# (sourced after selftests/lib.sh, inside the VM).
+# (sourced after scripts/bench/lib.sh, inside the VM).
 #
 #        s0        s1        s2        s3            spines
 #        |  \    /  |  \    /  |  \    /  |
@@ -62,7 +62,7 @@ fab_setup() {
 	for k in $(seq 0 $((FAB_NS - 1))); do FAB_S+=("fs$k-$n"); done
 	for n in "${FAB_H[@]}" "${FAB_L[@]}" "${FAB_S[@]}"; do
 		echo "netns add $n"
-		NSLIST+=("$n")
+		BENCH_NS+=("$n")
 	done >"$b"
 	for i in $(seq 0 $((FAB_NH - 1))); do
 		j=$(fab_leaf "$i")
@@ -168,11 +168,11 @@ fab_plane_table() {
 fab_wait_reach() {
 	local i p dsts=
 	for i in $(seq 1 $((FAB_NH - 1))); do dsts="$dsts $(fab_addr "$i")"; done
-	busywait 30000 fab_exec "${FAB_H[0]}" "for a in $dsts; do ping -c1 -W1 \$a >/dev/null || exit 1; done" ||
+	bench_busywait 30000 fab_exec "${FAB_H[0]}" "for a in $dsts; do ping -c1 -W1 \$a >/dev/null || exit 1; done" ||
 		{ echo "fabric: h0 cannot reach every host" >&2; return 1; }
 	dsts=
 	for p in $(seq 0 $((FAB_NS - 1))); do dsts="$dsts $(fab_plane 0 "$p")"; done
-	busywait 30000 fab_exec "${FAB_H[1]}" "for a in $dsts; do ping -c1 -W1 \$a >/dev/null || exit 1; done" ||
+	bench_busywait 30000 fab_exec "${FAB_H[1]}" "for a in $dsts; do ping -c1 -W1 \$a >/dev/null || exit 1; done" ||
 		{ echo "fabric: h1 cannot reach every plane address of h0" >&2; return 1; }
 }
 

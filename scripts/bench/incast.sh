@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Incast benchmark (issue "congestion control signalled by both ends"):
 # N senders -> 1 receiver through one shaped bottleneck with an ECN-marking
-# AQM (selftests/lib.sh setup_dumbbell), ROUNDS rounds of every sender
+# AQM (scripts/bench/lib.sh bench_setup_dumbbell), ROUNDS rounds of every sender
 # sending SIZE bytes at once; completion time of a round = from the start
 # until every sender has every byte acknowledged (AF_SPRAY) or written and
 # the receiver has read it all (TCP). Printed side by side: AF_SPRAY in each
@@ -52,13 +52,13 @@ if [ -z "${SPRAY_IN_VM:-}" ]; then
 fi
 
 # ---- inside the VM
-source "$top/selftests/lib.sh"
+source "$top/scripts/bench/lib.sh"
 OUT=${SPRAY_OUT:-/tmp}
 SC=$top/userspace/sprayctl/sprayctl
 T=$(mktemp -d)
-trap 'cleanup_ns; rm -rf "$T"' EXIT
-load_spray "$top/build/$(uname -r)/spray.ko" || exit 1
-setup_dumbbell "$N" "$RATE" "$TARGET" "$BDP" || exit 1
+trap 'bench_cleanup_ns; rm -rf "$T"' EXIT
+bench_load_spray "$top/build/$(uname -r)/spray.ko" || exit 1
+bench_setup_dumbbell "$N" "$RATE" "$TARGET" "$BDP" || exit 1
 HDR=$(awk '/define SPRAY_DATA_HDR_LEN/ { print $3 }' "$top/kernel/core/wire.h")
 # seconds a round takes at the bottleneck's payload rate
 IDEAL=$(python3 -c "print($N * $SIZE * 8 / ($RATE * 1e6 * (1500 - 28 - $HDR) / 1514))")
@@ -69,7 +69,7 @@ spray_round() {	# spray_round ROUND: one incast; prints its duration, ms
 	ip netns exec "$r" "$top/selftests/spray_sink" $R_ADDR 7000 \
 		$((N * SIZE)) 120 >"$T/sink" &
 	local sink=$!
-	busywait 10000 grep -q ready "$T/sink"
+	bench_busywait 10000 grep -q ready "$T/sink"
 	t0=$(now_ms)
 	for i in $(seq 1 "$N"); do
 		ip netns exec "${S[$i]}" "$top/selftests/spray_msg" send \
@@ -78,7 +78,7 @@ spray_round() {	# spray_round ROUND: one incast; prints its duration, ms
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=1; done
 	# a failed message never arrives: wait for the rest, not for it
-	busywait 20000 not kill -0 $sink 2>/dev/null || kill $sink
+	bench_busywait 20000 bench_not kill -0 $sink 2>/dev/null || kill $sink
 	wait $sink || rc=1
 	echo $(($(now_ms) - t0))
 	return $rc
@@ -102,7 +102,7 @@ while left > 0:
         if not b: sel.unregister(k.fileobj)
 ' "$N" "$SIZE" >"$T/tsrv" &
 	local srv=$!
-	busywait 10000 grep -q ready "$T/tsrv"
+	bench_busywait 10000 grep -q ready "$T/tsrv"
 	t0=$(now_ms)
 	for i in $(seq 1 "$N"); do
 		ip netns exec "${S[$i]}" python3 -c '
@@ -119,7 +119,7 @@ s = socket.create_connection(("10.4.0.1", 5201)); s.sendall(bytes(int(sys.argv[1
 
 : >"$T/rows"
 for mode in off sender receiver both tcp; do
-	set -- $(bottleneck_stats)
+	set -- $(bench_bottleneck_stats)
 	s0=$1 d0=$2
 	: >"$T/times"
 	fails=0
@@ -133,7 +133,7 @@ for mode in off sender receiver both tcp; do
 			spray_round "$k" >>"$T/times" || fails=$((fails + 1))
 		fi
 	done
-	set -- $(bottleneck_stats)
+	set -- $(bench_bottleneck_stats)
 	echo "$mode $((($1 - s0) + ($2 - d0))) $(($2 - d0)) $fails $(tr '\n' ' ' <"$T/times")" >>"$T/rows"
 	echo "incast: $mode done" >&2
 done

@@ -856,6 +856,96 @@ def aims(runs, out, rate, md):
                                                  "yes" if a["met"] else "**no**", a["why"]))
 
 
+SA_ORDER = ["spray-sender", "spray-receiver", "spray-both", "spray-off", "tcp-cubic",
+            "tcp-bbr", "udp"]
+
+
+def sa_name(tp):
+    if tp.startswith("spray-"):
+        return "AF_SPRAY, cc-mode %s" % tp[6:]
+    if tp.startswith("tcp-"):
+        return "TCP %s (spraycoll)" % tp[4:]
+    return NAMES.get(tp, tp)
+
+
+def scaleacross_table(runs, boots, md, out):
+    """The scaleacross scenario: one connection h0 -> h1 over the four
+    long-haul links; every figure as a ratio to the limit (the four links)
+    and to TCP cubic's and bbr's in the same boot."""
+    rs = [r for r in runs if r["scenario"] == "scaleacross"]
+    if not rs:
+        return
+    b = next((x for x in boots if x.get("sa_rate_mbit")), {})
+    fig = {}
+    for r in rs:
+        fig[r["transport"]] = r
+    keys = [k for k in SA_ORDER if k in fig] + sorted(k for k in fig if k not in SA_ORDER)
+    tcps = [k for k in ("tcp-cubic", "tcp-bbr") if k in fig]
+    md += ["", "### Scale-across: the two leaves joined through 4 long-haul links", "",
+           ("Each leaf's 4 links to the spines: %s Mbit/s, %s ms one way (netem on the "
+            "leaf side), RED ECN %s; host links %s Mbit/s. One connection h0 -> h1; "
+            "limit: the 4 links, %s Mbit/s. Ping's smallest RTT h0 -> h1: %s ms. "
+            "bdp-bytes %s; %s bytes per run (after a warm-up)." % (
+                b.get("sa_rate_mbit", "?"), b.get("sa_delay_ms", "?"), b.get("sa_red", "?"),
+                b.get("sa_host_rate_mbit", "?"), b.get("sa_limit_mbit", "?"),
+                b.get("sa_ping_min_ms", "?"), b.get("sa_bdp_bytes", "?"),
+                b.get("sa_size", "?"))), "",
+           "| transport | Mbit/s | % of limit | " + " | ".join(
+               "x " + sa_name(t).split(" (")[0] for t in tcps) +
+           (" | " if tcps else "") + "spine shares % | guest CPU % | notes |",
+           "|---|---|---|" + "---|" * len(tcps) + "---|---|---|"]
+    rows = []
+    for k in keys:
+        r = fig[k]
+        v = r.get("mbps") if r.get("ok") else None
+        lim = r.get("limit_mbps")
+        notes = []
+        for sz in r.get("sizes", [])[-1:]:
+            sp = sz.get("spray")
+            if sp and sp.get("tx_pkts"):
+                notes.append("retx %.1f%%, CE %.0f%%, RTOs %s" % (
+                    sp["retx_pct"], sp["ce_pct"], sp.get("rto")))
+        if r.get("tool") == "udpblast" and r.get("mean_mbps") is not None:
+            notes.append("slowest of %d flows (one per link); mean %.1f" % (
+                len(r.get("flows_mbps") or []), r["mean_mbps"]))
+        if r.get("aqm"):
+            dr = sum(x["dropped"] for x in r["aqm"].values())
+            if dr:
+                notes.append("AQM drops %d" % dr)
+        if not r.get("ok"):
+            notes.append("**FAILED** (exit %s%s)" % (
+                r.get("rc"), ", " + r["error"].strip().splitlines()[-1]
+                if r.get("error") else ""))
+        # the UDP figure is per flow (one link): the four together
+        if r.get("tool") == "udpblast" and v is not None:
+            v = r["mbps"] * len(r.get("flows_mbps") or [1])
+        ratios = {t: (v / fig[t]["mbps"] if v is not None and fig[t].get("ok") and
+                      fig[t].get("mbps") else None) for t in tcps}
+        row = {"transport": k, "mbps": v, "limit_mbps": lim,
+               "ratio_limit": v / lim if v is not None and lim else None,
+               "ratio_tcp": ratios, "ok": bool(r.get("ok")),
+               "spine_share_pct": r.get("spine_share_pct"),
+               "cpu_busy_pct": r.get("cpu_busy_pct"), "notes": notes, "run": r["dir"]}
+        rows.append(row)
+        md.append("| %s | %s | %s | %s%s%s | %s | %s |" % (
+            sa_name(k), fnum(v, "%.2f"), pct(row["ratio_limit"]),
+            " | ".join(fnum(ratios[t], "%.2fx") for t in tcps), " | " if tcps else "",
+            " / ".join("%.0f" % x for x in r.get("spine_share_pct") or []),
+            fnum(r.get("cpu_busy_pct"), "%.0f"), "; ".join(notes)))
+    modes = [x for x in rows if x["transport"].startswith("spray-") and
+             x["transport"] != "spray-off"]
+    met = bool(modes) and all(x["ok"] and x["ratio_limit"] is not None and
+                              x["ratio_limit"] >= 0.9 for x in modes)
+    fig_s = ", ".join("%s %s" % (x["transport"][6:], pct(x["ratio_limit"]) if x["ok"]
+                                 else "FAILED") for x in modes)
+    aim = {"aim": "scale-across: AF_SPRAY >= 90% of the limit in every cc-mode but off",
+           "figure": fig_s, "met": met}
+    md += ["", "Aim of issue 13 (scale-across): AF_SPRAY >= 90%% of the limit in every "
+           "cc-mode but off: %s (%s)." % ("**met**" if met else "**not met**", fig_s)]
+    out["scaleacross"] = {"meta": {k: v for k, v in b.items() if k.startswith("sa_")},
+                          "rows": rows, "aim": aim}
+
+
 def mpi_tables(runs, md, out):
     """The mpi scenario: Open MPI allreduce busbw over the libfabric
     provider and over TCP, and fi_pingpong beside the socket ping-pong."""
@@ -1019,6 +1109,7 @@ def main():
                    "rank; AF_SPRAY, TCP and MPTCP: the median iteration (most run after "
                    "the failure); RoCE: perftest's average over the whole run." % (
                        rate * 0.75), md, out)
+    scaleacross_table(runs, boots, md, out)
     roce = [b for b in boots if b.get("roce_skipped") or b.get("roce_mode")]
     for b in roce:
         md += ["", "RoCEv2: %s" % (

@@ -28,6 +28,12 @@
 #   incast    7 -> 1 (h1..h7 -> h0)
 #   loss      the ring with 1% loss on the link leaf 0 - spine 1 (both ways)
 #   down      the ring; the link leaf 0 - spine 2 fails BENCH_FAIL_AT s in
+#   scaleacross the two leaves joined through their 4 spine links made
+#             long-haul: 10 ms one way each (BENCH_SA_DELAY_MS), BENCH_SA_RATE
+#             Mbit/s each, RED ECN buffers of 2 BDP; one connection h0 ->
+#             h1 (limit: the 4 links), AF_SPRAY in each cc-mode but off
+#             (BENCH_SA_MODES) beside TCP cubic and bbr (BENCH_SA_TCP) and
+#             raw UDP pinned one flow per link (the emulator's ceiling)
 #   roce      RoCEv2 soft-RoCE: pair, ring, loss, down
 #   seed      all-reduce at BENCH_SEED_SIZES only (the extra boots: the
 #             ECMP hash seed is random per boot)
@@ -43,7 +49,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$top/scripts/bench
-source "$top/selftests/lib.sh"
+source "$top/scripts/bench/lib.sh"
 source "$bench/fabric.sh"
 
 QUICK=${BENCH_QUICK:-0}
@@ -95,7 +101,18 @@ DP_PP_SIZES=${BENCH_DP_PP_SIZES:-"64 65536"}
 DP_PERF_TRANSPORTS=${BENCH_DP_PERF_TRANSPORTS:-"spray tcp"}
 DP_PERF_MTUS=${BENCH_DP_PERF_MTUS:-"1500 9000"}
 DP_PERF_PP=${BENCH_DP_PERF_PP:-"spray:64 spray:65536"}	# TRANSPORT:SIZE ping-pongs profiled
-SCEN=${*:-calib cpu datapath pair ring nocc allreduce alltoall incast loss down mpi roce}
+# scaleacross: rate of each long link (Mbit/s), its one-way delay, what
+# runs, and how much: one connection's bulk, SIZE x N after W warm-ups
+SA_RATE=${BENCH_SA_RATE:-15}
+SA_DELAY_MS=${BENCH_SA_DELAY_MS:-10}
+SA_MODES=${BENCH_SA_MODES:-"sender receiver both"}
+SA_TCP=${BENCH_SA_TCP:-"cubic bbr"}
+if [ "$QUICK" = 1 ]; then
+	SA_SIZE=${BENCH_SA_SIZE:-16M} SA_N=${BENCH_SA_N:-2}
+else
+	SA_SIZE=${BENCH_SA_SIZE:-32M} SA_N=${BENCH_SA_N:-3}
+fi
+SCEN=${*:-calib cpu datapath pair ring nocc allreduce alltoall incast loss down scaleacross mpi roce}
 RING=(0 1 2 3 4 5 6 7)	# rank r on host r: leaves alternate around the ring
 
 ROCE_MODE=
@@ -105,7 +122,7 @@ BG_PIDS=()
 cleanup() {
 	local p
 	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	cleanup_ns
+	bench_cleanup_ns
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -161,8 +178,8 @@ coll() {
 	shift 5
 	# shellcheck disable=SC2086
 	if [ "$tp" = mptcp ]; then addrs=$(fab_plane_list 0 $hosts); else addrs=$(fab_addr_list $hosts); fi
-	run_begin "$scen-$tp"
-	kv scenario "$scen"; kv transport "$tp"; kv tool spraycoll; kv op "$op"
+	run_begin "$scen-${COLL_LABEL:-$tp}"
+	kv scenario "$scen"; kv transport "${COLL_LABEL:-$tp}"; kv tool spraycoll; kv op "$op"
 	kv hosts "$hosts"; kv limit_mbit "$limit"; kv args "$*"
 	# shellcheck disable=SC2086
 	timeout "${COLL_TIMEOUT:-1500}" "$SC" --local "$(echo $hosts | wc -w)" \
@@ -171,7 +188,7 @@ coll() {
 	rc=$?
 	run_end
 	kv rc "$rc"
-	log "$scen $tp $op: exit $rc, $(busbw_line "$RUN/out.json")"
+	log "$scen ${COLL_LABEL:-$tp} $op: exit $rc, $(busbw_line "$RUN/out.json")"
 	[ $rc -eq 0 ] || sed 's/^/bench:   /' "$RUN/err" | tail -n 5 >&2
 	return $rc
 }
@@ -254,7 +271,7 @@ udp_run() {
 		pids+=($!)
 		k=$((k + 1))
 	done
-	busywait 20000 sh -c "[ \$(cat $RUN/udp-*.json | grep -c ready) -ge $k ]"
+	bench_busywait 20000 sh -c "[ \$(cat $RUN/udp-*.json | grep -c ready) -ge $k ]"
 	k=0
 	for f in "$@"; do
 		IFS=: read -r s d p <<<"$f"
@@ -284,7 +301,7 @@ scen_calib() {
 # no shaper: the transports' own per-packet cost, bounded by the CPU)
 scen_cpu() {
 	local ca cb rate t0 t1 size pid r tp
-	setup_ns ca cb || return 1
+	bench_setup_ns ca cb || return 1
 	ip link add eth0 mtu "$FAB_MTU" netns "$ca" type veth peer name eth0 mtu "$FAB_MTU" netns "$cb"
 	ip -n "$ca" addr add 10.200.0.1/24 dev eth0
 	ip -n "$cb" addr add 10.200.0.2/24 dev eth0
@@ -294,7 +311,7 @@ scen_cpu() {
 		fab_exec "$n" 'ethtool -K eth0 gso off tso off gro off >/dev/null 2>&1
 			ethtool -K eth0 tx-udp-segmentation off >/dev/null 2>&1; true'
 	done
-	busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.200.0.2 >/dev/null
+	bench_busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.200.0.2 >/dev/null
 	# AF_SPRAY and TCP: rank 1 (ca) sends SIZE to rank 0 (cb); a probe
 	# sizes the run to about $DUR s
 	for tp in spray tcp; do
@@ -324,7 +341,7 @@ scen_cpu() {
 		kv scenario cpu; kv transport "udp"; kv tool udpblast; kv offered_mbit "$r"
 		ip netns exec "$cb" "$UB" recv 5300 1 $((DUR + 30)) >"$RUN/udp-0.json" &
 		pid=$!
-		busywait 10000 grep -q ready "$RUN/udp-0.json"
+		bench_busywait 10000 grep -q ready "$RUN/udp-0.json"
 		ip netns exec "$ca" "$UB" send 10.200.0.2 5300 "$r" "$DUR" $((FAB_MTU - 28)) >"$RUN/udpsend-0.json"
 		wait "$pid"
 		NOFAB=1 run_end
@@ -438,13 +455,13 @@ scen_datapath() {
 	local mtu tp c rep sz rate r1 n out x fails=0 d=$RES/datapath
 	declare -A DPN
 	mkdir -p "$d"
-	setup_ns DP_A DP_B || return 1
+	bench_setup_ns DP_A DP_B || return 1
 	ip link add eth0 netns "$DP_A" type veth peer name eth0 netns "$DP_B"
 	ip -n "$DP_A" addr add 10.201.0.1/24 dev eth0
 	ip -n "$DP_B" addr add 10.201.0.2/24 dev eth0
 	ip -n "$DP_A" link set eth0 up
 	ip -n "$DP_B" link set eth0 up
-	busywait 10000 ip netns exec "$DP_A" ping -c1 -W1 10.201.0.2 >/dev/null ||
+	bench_busywait 10000 ip netns exec "$DP_A" ping -c1 -W1 10.201.0.2 >/dev/null ||
 		{ log "datapath: the veth does not carry"; return 1; }
 	{
 		echo "kernel $(uname -r); dpbench: $DPB; $(perf --version 2>&1)"
@@ -645,20 +662,20 @@ scen_mpi() {
 	done
 	# ping-pong on one unshaped link (no fabric): the provider's cost
 	# over the socket's, both bounded by the CPU
-	setup_ns ca cb || return 1
+	bench_setup_ns ca cb || return 1
 	ip link add eth0 mtu "$FAB_MTU" netns "$ca" type veth peer name eth0 mtu "$FAB_MTU" netns "$cb"
 	ip -n "$ca" addr add 10.201.0.1/24 dev eth0
 	ip -n "$cb" addr add 10.201.0.2/24 dev eth0
 	ip -n "$ca" link set eth0 up
 	ip -n "$cb" link set eth0 up
-	busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.201.0.2 >/dev/null
+	bench_busywait 10000 ip netns exec "$ca" ping -c1 -W1 10.201.0.2 >/dev/null
 	for sz in 64 1048576; do
 		if [ "$sz" = 64 ]; then it=${BENCH_PP_ITERS_SMALL:-2000}; else it=${BENCH_PP_ITERS_LARGE:-50}; fi
 		NOFAB=1 run_begin "mpi-pingpong-spray"
 		kv scenario mpi; kv transport spray; kv tool pingpong; kv size "$sz"; kv iters "$it"
 		ip netns exec "$cb" "$LF/spray_pingpong" -p 7471 >"$RUN/srv.txt" 2>&1 &
 		pid=$!
-		busywait 10000 grep -q ready "$RUN/srv.txt"
+		bench_busywait 10000 grep -q ready "$RUN/srv.txt"
 		ip netns exec "$ca" timeout 300 "$LF/spray_pingpong" -p 7471 -S "$sz" -I "$it" \
 			10.201.0.2 >"$RUN/out.txt" 2>&1
 		kv rc $?
@@ -670,7 +687,7 @@ scen_mpi() {
 		ip netns exec "$cb" timeout 300 fi_pingpong -p spray -e rdm -S "$sz" -I "$it" \
 			>"$RUN/srv.txt" 2>&1 &
 		pid=$!
-		busywait 10000 sh -c "ip netns exec $cb ss -ltn | grep -q :47592"
+		bench_busywait 10000 sh -c "ip netns exec $cb ss -ltn | grep -q :47592"
 		ip netns exec "$ca" timeout 300 fi_pingpong -p spray -e rdm -S "$sz" -I "$it" \
 			10.201.0.2 >"$RUN/out.txt" 2>&1
 		kv rc $?
@@ -727,7 +744,7 @@ roce_setup() {
 	ROCE_MODE=root
 	# every host reaches the next one through the fabric
 	for i in "${RING[@]}"; do
-		busywait 15000 ping -c1 -W1 -I "$(fab_addr "$i")" "$(fab_addr $(( (i + 1) % 8 )))" >/dev/null ||
+		bench_busywait 15000 ping -c1 -W1 -I "$(fab_addr "$i")" "$(fab_addr $(( (i + 1) % 8 )))" >/dev/null ||
 			{ ROCE_WHY="h$i does not reach h$(( (i + 1) % 8 )) from the initial namespace"; return 1; }
 	done
 }
@@ -743,7 +760,7 @@ roce_try_netns() {
 		: >"$T/rt-srv"
 		roce_exec 1 timeout 30 ib_send_bw -d rxe1 -x "$(roce_gid 1)" -F -n 20 >"$T/rt-srv" 2>&1 &
 		pid=$!
-		busywait 15000 grep -q "Waiting for client" "$T/rt-srv"
+		bench_busywait 15000 grep -q "Waiting for client" "$T/rt-srv"
 		roce_exec 0 timeout 20 ib_send_bw -d rxe0 -x "$(roce_gid 0)" -F -n 20 "$(fab_addr 1)" >"$T/rt-cli" 2>&1 || ok=0
 		wait "$pid"
 	fi
@@ -813,7 +830,7 @@ roce_run() {
 		pids+=($!)
 		k=$((k + 1))
 	done
-	busywait 30000 sh -c "[ \$(cat $RUN/srv-*.txt | grep -c 'Waiting for client') -ge $k ]" ||
+	bench_busywait 30000 sh -c "[ \$(cat $RUN/srv-*.txt | grep -c 'Waiting for client') -ge $k ]" ||
 		log "roce: servers not ready: $(head -n 3 "$RUN/srv-0.txt" | tr '\n' ' ')"
 	k=0
 	for f in "$@"; do
@@ -860,9 +877,123 @@ scen_roce() {
 	kv limit_before_mbit "$R"
 }
 
+# --- scale-across --------------------------------------------------------------
+
+# sa_shape: the fabric as two sites. Each leaf's four links to the spines
+# become long-haul links: SA_RATE Mbit/s, a netem delay of SA_DELAY_MS on
+# the leaf's side (so that each way between the leaves takes that long),
+# RED ECN buffers of about 2 BDP of one link (marks from half a BDP to 1.5
+# BDP queued, drops beyond 2). The host links run at twice the four
+# links together: one connection's limit is the long links, not its host.
+sa_shape() {
+	local FAB_RATE=$FAB_RATE FAB_RED_MIN=$FAB_RED_MIN FAB_RED_MAX=$FAB_RED_MAX
+	local FAB_RED_LIMIT=$FAB_RED_LIMIT i j k b bdpf
+	b=$(mktemp)
+	bdpf=$(awk -v r="$SA_RATE" -v d="$SA_DELAY_MS" -v f=$((FAB_MTU + 14)) \
+		'BEGIN { x = r * 1e6 / 8 * 2 * d / 1000 / f; printf "%d", x < 1 ? 1 : x + 0.5 }')
+	FAB_RATE=$((8 * SA_RATE))
+	for i in $(seq 0 $((FAB_NH - 1))); do
+		fab_qdisc_cmds eth0 >"$b"
+		tc -n "${FAB_H[$i]}" -force -batch "$b" 2>/dev/null
+	done
+	for j in 0 1; do
+		for i in $(seq "$j" 2 $((FAB_NH - 1))); do fab_qdisc_cmds "d$i"; done >"$b"
+		tc -n "${FAB_L[$j]}" -force -batch "$b" 2>/dev/null
+	done
+	FAB_RATE=$SA_RATE
+	FAB_RED_MIN=$(( bdpf / 2 > 2 ? bdpf / 2 : 2 ))
+	FAB_RED_MAX=$(( 3 * bdpf / 2 > FAB_RED_MIN + 2 ? 3 * bdpf / 2 : FAB_RED_MIN + 2 ))
+	FAB_RED_LIMIT=$(( 2 * bdpf > FAB_RED_MAX + 2 ? 2 * bdpf : FAB_RED_MAX + 2 ))
+	SA_RED="min $FAB_RED_MIN max $FAB_RED_MAX limit $FAB_RED_LIMIT frames (one link's BDP: $bdpf frames)"
+	for j in 0 1; do
+		for k in $(seq 0 $((FAB_NS - 1))); do
+			fab_qdisc_cmds "u$k" delay "${SA_DELAY_MS}ms"
+		done >"$b"
+		tc -n "${FAB_L[$j]}" -force -batch "$b" 2>/dev/null
+	done
+	for k in $(seq 0 $((FAB_NS - 1))); do
+		{ fab_qdisc_cmds l0; fab_qdisc_cmds l1; } >"$b"
+		tc -n "${FAB_S[$k]}" -force -batch "$b" 2>/dev/null
+	done
+	rm -f "$b"
+	tc -n "${FAB_L[0]}" qdisc show dev u0 | grep -q netem &&
+		tc -n "${FAB_S[0]}" qdisc show dev l1 | grep -q "red 20:"
+}
+
+# sa_tcp_cc ALGO: the hosts' TCP congestion control (per namespace)
+sa_tcp_cc() {
+	local n
+	for n in "${FAB_H[@]}"; do
+		ip netns exec "$n" sysctl -qw net.ipv4.tcp_congestion_control="$1" || return 1
+	done
+}
+
+# sa_trace_start / sa_trace_stop: while a run goes, the sender's (h0) and
+# the receiver's (h1) view of their connections twice a second (sprayctl
+# -j peers: window, RTTs, packets in flight, credit outstanding), kept in
+# the run's directory as peers-h0.jsonl and peers-h1.jsonl
+SA_TRACE_PID=
+sa_trace_start() {
+	( while :; do
+		for h in 0 1; do
+			echo "{\"t\": $EPOCHREALTIME, \"h\": $h, \"peers\": $(ip netns exec "${FAB_H[$h]}" \
+				"$CTL" -j peers 2>/dev/null | tr -d '\n' || echo null)}" >>"$T/peers-h$h.jsonl"
+		done
+		sleep 0.5
+	  done ) &
+	SA_TRACE_PID=$!
+}
+sa_trace_stop() {
+	[ -n "$SA_TRACE_PID" ] && kill "$SA_TRACE_PID" 2>/dev/null && wait "$SA_TRACE_PID" 2>/dev/null
+	SA_TRACE_PID=
+	mv "$T"/peers-h*.jsonl "$RUN/" 2>/dev/null
+}
+
+scen_scaleacross() {
+	local lim mode cc i rtt fr=$FAB_RATE
+	lim=$((4 * SA_RATE))
+	sa_shape || { log "scaleacross: cannot shape the long links"; fab_shape "$fr"; return 1; }
+	rtt=$(ip netns exec "${FAB_H[0]}" ping -c 10 -i 0.2 -q "$(fab_addr 1)" 2>/dev/null |
+		awk '/^rtt|^round-trip/ { split($4, a, "/"); print a[1] }')
+	RUN=$RES
+	kv sa_rate_mbit "$SA_RATE"; kv sa_delay_ms "$SA_DELAY_MS"; kv sa_limit_mbit "$lim"
+	kv sa_host_rate_mbit $((8 * SA_RATE)); kv sa_red "$SA_RED"; kv sa_ping_min_ms "$rtt"
+	kv sa_bdp_bytes "$(ip netns exec "${FAB_H[0]}" "$CTL" -t show | awk -F'\t' '$1 == "bdp-bytes" { print $2 }')"
+	kv sa_size "$SA_SIZE x $SA_N"
+	log "scaleacross: 4 links of $SA_RATE Mbit/s, $SA_DELAY_MS ms one way, RED $SA_RED; ping min $rtt ms"
+	# what the emulator carries: raw UDP, one flow per long link
+	FAB_RATE=$SA_RATE udp_run scaleacross "$lim" 0:1:0 0:1:1 0:1:2 0:1:3
+	FAB_RATE=$fr
+	for mode in $SA_MODES; do
+		for i in "${RING[@]}"; do ip netns exec "${FAB_H[$i]}" "$CTL" set cc-mode "$mode" >/dev/null; done
+		sa_trace_start
+		COLL_LABEL=spray-$mode coll scaleacross spray incast "$lim" "1 0" \
+			-b "$SA_SIZE" -e "$SA_SIZE" -n "$SA_N" -w 1
+		sa_trace_stop
+		kv cc_mode "$mode"
+	done
+	for i in "${RING[@]}"; do ip netns exec "${FAB_H[$i]}" "$CTL" set cc-mode "$CC_MODE" >/dev/null; done
+	modprobe tcp_bbr 2>/dev/null
+	for cc in $SA_TCP; do
+		if ! sa_tcp_cc "$cc"; then
+			log "scaleacross: TCP $cc is not available"
+			run_begin "scaleacross-tcp-$cc"
+			kv scenario scaleacross; kv transport "tcp-$cc"; kv tool spraycoll
+			kv limit_mbit "$lim"; kv rc 127
+			run_end
+			continue
+		fi
+		COLL_LABEL=tcp-$cc coll scaleacross tcp incast "$lim" "1 0" \
+			-b "$SA_SIZE" -e "$SA_SIZE" -n "$SA_N" -w 1
+		kv tcp_cc "$cc"
+	done
+	sa_tcp_cc cubic
+	fab_shape "$fr" || log "scaleacross: the fabric was not restored"
+}
+
 # --- main ------------------------------------------------------------------------------
 
-load_spray "$top/build/$KVER/spray.ko" || { log "cannot load spray.ko"; exit 1; }
+bench_load_spray "$top/build/$KVER/spray.ko" || { log "cannot load spray.ko"; exit 1; }
 t0=$(now)
 # the fabric only for the scenarios that use it (cpu and datapath make
 # their own veth)
@@ -909,7 +1040,7 @@ for s in $SCEN; do
 	t1=$(now)
 	log "== $s"
 	case $s in
-	calib|cpu|datapath|pair|ring|nocc|allreduce|alltoall|incast|loss|down|roce|seed|mpi) "scen_$s" ;;
+	calib|cpu|datapath|pair|ring|nocc|allreduce|alltoall|incast|loss|down|scaleacross|roce|seed|mpi) "scen_$s" ;;
 	*) log "unknown scenario $s" ;;
 	esac
 	log "== $s took $(echo "$t1 $(now)" | awk '{ printf "%.0f", $2 - $1 }') s"

@@ -107,10 +107,12 @@ enum fz_path_op {	/* fuzz_path */
 };
 
 enum fz_cc_op {		/* fuzz_cc */
-	CC_ACK,		/* pkts u16, bytes u32, ce u16, [ce bytes], rtt, min rtt */
+	CC_ACK,		/* pkts u16, bytes u32, ce u16, [ce bytes], rtt, min rtt,
+			 * [echo age u16] */
 	CC_LOSS,	/* why */
 	CC_CREDIT,	/* op (conn, activate/deactivate/grant) [adv, free] */
 	CC_TIME,	/* opcode bit 7: u32, else u16 << (opcode % 32) */
+	CC_RDATA,	/* conn, bytes u16, min_rtt u16 (encoded), active */
 	__CC_MAX,
 };
 

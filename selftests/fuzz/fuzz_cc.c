@@ -2,21 +2,25 @@
 /*
  * fuzz_cc: congestion control (cc.c) with an arbitrary configuration and
  * arbitrary feedback: ACK summaries (delivered/CE packets and bytes, RTT
- * samples, base RTT), losses of each kind, time; and receiver credit for a
- * few connections activated, deactivated and granted in any order with any
+ * samples and their send times, base RTT), losses of each kind, time; and
+ * receiver credit for a few connections activated, deactivated, receiving
+ * DATA (bytes, the sender's min RTT) and granted in any order with any
  * receive buffer space. UBSan catches division by zero and signed overflow.
  *
  * Checks:
  * - spray_cc_cfg_check() accepts exactly the valid configurations and
  *   leaves min_cwnd <= init_cwnd <= max_cwnd;
- * - the window stays within [min_cwnd, max_cwnd], in packets at least 1;
- *   an ACK without CE never shrinks it, one with CE never grows it, a loss
+ * - the window stays within [min_cwnd, max_cwnd] and within 1.5 times the
+ *   peer's BDP, which stays within [bdp_min, bdp_bytes]; in packets at
+ *   least 1; an ACK without CE never shrinks it (but to a bound the BDP
+ *   learned lower), one with CE never grows it, a loss
  *   never grows it; a multiplicative decrease keeps at least half; an RTO
  *   halves it at most once per instant; the delay average stays below its
  *   cap; with the sender window off nothing changes;
  * - nactive counts the active connections; a grant never decreases, stays
  *   within the receive window of the cumulative ack, and a grant that
- *   moved is covered by the free receive buffer.
+ *   moved is covered by the free receive buffer; the receiver's BDP of a
+ *   sender stays within [rcv_bdp_bytes, bdp_bytes].
  */
 #include "cc.h"
 #include "rxwin.h"
@@ -49,6 +53,11 @@ static void check_cwnd(void)
 	FZ_CHECK(cc.cwnd >= cfg.min_cwnd && cc.cwnd <= cfg.max_cwnd,
 		 "cwnd %u outside [%u, %u]", cc.cwnd, cfg.min_cwnd,
 		 cfg.max_cwnd);
+	FZ_CHECK(cc.bdp >= cfg.bdp_min && cc.bdp <= cfg.bdp_bytes,
+		 "peer BDP %u outside [%u, %u]", cc.bdp, cfg.bdp_min,
+		 cfg.bdp_bytes);
+	FZ_CHECK(cc.cwnd <= spray_nscc_max_cwnd(&cc, &cfg),
+		 "cwnd %u above 1.5 BDP %u", cc.cwnd, cc.bdp);
 	if (sender_on())
 		FZ_CHECK(pkts >= 1 && pkts == max(cc.cwnd / cfg.mtu, 1U),
 			 "cwnd %u bytes is %u packets of %u", cc.cwnd, pkts,
@@ -74,6 +83,8 @@ static void on_ack(struct fz *f)
 	min_rtt = fz_u8(f) & 1 ? fz_u32(f) : fz_u16(f);
 	if (sum.rtt_ns && sum.rtt_ns < min_rtt)
 		min_rtt = sum.rtt_ns;	/* as txwin: min of the samples */
+	if (fz_u8(f) & 1)
+		sum.echo_ns = now - min_t(u64, fz_u16(f), now - 1);
 
 	spray_nscc_on_ack(&cc, &cfg, &sum, min_rtt, now);
 	if (!sender_on()) {
@@ -82,13 +93,15 @@ static void on_ack(struct fz *f)
 		return;
 	}
 	if (!sum.ce_pkts)
-		FZ_CHECK(cc.cwnd >= before.cwnd, "clean ACK shrank %u to %u",
-			 before.cwnd, cc.cwnd);
+		FZ_CHECK(cc.cwnd >= min(before.cwnd,
+					spray_nscc_max_cwnd(&cc, &cfg)),
+			 "clean ACK shrank %u to %u", before.cwnd, cc.cwnd);
 	else
 		FZ_CHECK(cc.cwnd <= before.cwnd, "CE ACK grew %u to %u",
 			 before.cwnd, cc.cwnd);
 	if (cc.md != before.md)
-		FZ_CHECK(cc.cwnd >= min(before.cwnd / 2, cfg.max_cwnd) ||
+		FZ_CHECK(cc.cwnd >= min(before.cwnd,
+					spray_nscc_max_cwnd(&cc, &cfg)) / 2 ||
 			 cc.cwnd == cfg.min_cwnd, "decrease %u to %u",
 			 before.cwnd, cc.cwnd);
 }
@@ -159,6 +172,23 @@ static void credit(struct fz *f)
 	}
 }
 
+/* DATA for a connection: the sender's min RTT, the socket's rate */
+static void rdata(struct fz *f)
+{
+	u32 i = fz_u8(f) % NCONN, bytes = fz_u16(f), b, hi;
+	u16 rtt = fz_u16(f);
+
+	spray_rcc_on_data(&rcc, &conns[i], bytes, rtt, now);
+	if (spray_rtt_decode(rtt))
+		FZ_CHECK(conns[i].rtt_ns == spray_rtt_decode(rtt),
+			 "rtt %u, field %u", conns[i].rtt_ns, rtt);
+	b = spray_rcc_bdp(&rcc, &conns[i], &cfg);
+	hi = max(cfg.rcv_bdp_bytes, cfg.bdp_bytes);
+	FZ_CHECK(b >= cfg.rcv_bdp_bytes && b <= hi,
+		 "receiver BDP %u outside [%u, %u]", b, cfg.rcv_bdp_bytes, hi);
+	spray_rcc_set_active(&rcc, &conns[i], fz_u8(f) & 1);
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -202,7 +232,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		 "derived config %u <= %u <= %u", cfg.min_cwnd, cfg.init_cwnd,
 		 cfg.max_cwnd);
 	spray_nscc_init(&cc, &cfg);
-	FZ_CHECK(cc.cwnd == cfg.init_cwnd, "initial window");
+	FZ_CHECK(cc.cwnd == min(cfg.init_cwnd, spray_nscc_max_cwnd(&cc, &cfg)),
+		 "initial window");
 	for (i = 0; i < NCONN; i++) {
 		isn = fz_u32(&f);
 		g = spray_rcc_initial_grant(&cfg, isn);
@@ -226,6 +257,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			break;
 		case CC_CREDIT:
 			credit(&f);
+			break;
+		case CC_RDATA:
+			rdata(&f);
 			break;
 		case CC_TIME:
 			if (op & 0x80)

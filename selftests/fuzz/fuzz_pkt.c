@@ -24,10 +24,6 @@ static void zero_reserved(u8 *b, u8 type)
 	b[22] = 0;
 	b[23] = 0;
 	switch (type) {
-	case SPRAY_T_DATA:
-		b[SPRAY_HDR_LEN + 14] = 0;
-		b[SPRAY_HDR_LEN + 15] = 0;
-		break;
 	case SPRAY_T_ACK:
 		b[SPRAY_HDR_LEN + 42] = 0;
 		b[SPRAY_HDR_LEN + 43] = 0;
@@ -54,6 +50,7 @@ static void same_pkt(const struct spray_pkt *a, const struct spray_pkt *b)
 			 a->data.msg_len == b->data.msg_len &&
 			 a->data.frag_off == b->data.frag_off &&
 			 a->data.frag_len == b->data.frag_len &&
+			 a->data.min_rtt == b->data.min_rtt &&
 			 a->data.ts_ns == b->data.ts_ns, "DATA differs");
 		break;
 	case SPRAY_T_ACK:

@@ -129,6 +129,46 @@ static void call_begin(bool honest)
 	H.call_ce = 0;
 }
 
+/*
+ * The sent list holds exactly the INFLIGHT and REFUSED records, each once,
+ * linked both ways, in the order of their send times, every one in the
+ * window, lost_low at or before every LOST psn.
+ */
+static void check_sent_list(const struct spray_txwin *tw, u32 want)
+{
+	u32 i, prev = SPRAY_TX_NIL, n = 0, psn;
+	const struct spray_txrec *rec;
+	u64 t = 0;
+
+	for (i = tw->t_head; i != SPRAY_TX_NIL; i = rec->tnext) {
+		FZ_CHECK(i <= tw->mask && n <= tw->mask, "sent list: index %u, %u long",
+			 i, n);
+		rec = &tw->ring[i];
+		psn = tw->una + ((i - tw->una) & tw->mask);
+		FZ_CHECK(spray_psn_in(psn, tw->una, tw->nxt),
+			 "sent list: psn %u outside [%u, %u)", psn, tw->una, tw->nxt);
+		FZ_CHECK(rec->state == SPRAY_TXREC_INFLIGHT ||
+			 rec->state == SPRAY_TXREC_REFUSED,
+			 "sent list: psn %u state %u", psn, rec->state);
+		FZ_CHECK(rec->tprev == prev, "sent list: psn %u prev %u, not %u",
+			 psn, rec->tprev, prev);
+		FZ_CHECK(rec->sent_ns >= t, "sent list: psn %u sent before the one ahead",
+			 psn);
+		t = rec->sent_ns;
+		prev = i;
+		n++;
+	}
+	FZ_CHECK(tw->t_tail == prev, "sent list: tail %u, last %u", tw->t_tail,
+		 prev);
+	FZ_CHECK(n == want, "sent list: %u records, %u INFLIGHT or REFUSED", n,
+		 want);
+	/* (lost_low may fall behind una: the search starts at una then) */
+	for (psn = tw->una; tw->lost && spray_psn_in(tw->lost_low, tw->una, tw->nxt + 1) &&
+	     psn != tw->lost_low; psn++)
+		FZ_CHECK(tw->ring[psn & tw->mask].state != SPRAY_TXREC_LOST,
+			 "lost psn %u before lost_low %u", psn, tw->lost_low);
+}
+
 static void check_tw(void)
 {
 	const struct spray_txwin *tw = &H.tw;
@@ -185,6 +225,7 @@ static void check_tw(void)
 	FZ_CHECK(tw->refused == refused, "refused %u, records %u", tw->refused,
 		 refused);
 	FZ_CHECK(!failed || tw->failed, "FAILED record, window not failed");
+	check_sent_list(tw, inflight + refused);
 	FZ_CHECK(tw->acked == H.nacked, "acked %llu, callbacks %llu",
 		 (unsigned long long)tw->acked, (unsigned long long)H.nacked);
 	FZ_CHECK(tw->sent == H.nsent && tw->retx == H.nretx, "send counters");
@@ -242,7 +283,7 @@ static void send_new(struct fz *f)
 	for (i = 0; i < n && i < room && H.nsent < MAX_SENT; i++) {
 		H.len[H.nsent] = len;
 		H.nsent++;
-		psn = spray_txwin_send_new(&H.tw, H.now, ev, 1, 0, len);
+		psn = spray_txwin_send_new(&H.tw, H.now, ev, 1, 0, len, NULL);
 		FZ_CHECK(off(psn) == H.nsent - 1, "send_new gave psn %u", psn);
 		fabric_push(psn, ev, off(psn) < 16 ? SPRAY_F_SYN : 0);
 		ev = (ev + 1) % 320;

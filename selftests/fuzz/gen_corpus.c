@@ -627,6 +627,17 @@ static void cc_ack(u16 pkts, u32 bytes, u16 ce, u32 ce_bytes, u32 rtt,
 	put8(1);
 	put8(1);
 	put32(min_rtt);
+	put8(1);
+	put16(rtt);		/* sent one RTT ago */
+}
+
+static void cc_rdata(u8 conn, u16 bytes, u32 rtt_ns, u8 active)
+{
+	put8(CC_RDATA);
+	put8(conn);
+	put16(bytes);
+	put16(spray_rtt_encode(rtt_ns));
+	put8(active);
 }
 
 static void cc_credit(u8 conn, u8 what, u16 adv, u32 free)
@@ -716,6 +727,22 @@ static void gen_cc(void)
 		put8((u8)i);
 	}
 	save("fuzz_cc", "tiny");
+
+	/* learning a BDP above the floor: 100 Gbit/s, 50 us, both ends */
+	put8(SPRAY_CC_BOTH);
+	for (i = 0; i < 4; i++)
+		put32(7 * i + 3);
+	put32(1000);
+	for (i = 0; i < 64; i++) {
+		cc_ack(16, 16 * 4096, 0, 0, 50000, 50000);
+		cc_rdata(i % 2, 65000, 50000, 1);
+		cc_credit(i % 2, 2, 16, 1 << 30);
+		put8(CC_TIME);
+		put16(5000);
+	}
+	cc_rdata(0, 4096, 0, 0);
+	cc_credit(0, 2, 1, 1 << 30);
+	save("fuzz_cc", "learn");
 }
 
 int main(int argc, char **argv)

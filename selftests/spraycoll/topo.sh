@@ -15,13 +15,13 @@
 # and TOPO_SW.
 topo_setup() {
 	local n=$1 i v ns names=() addrs=()
-	setup_ns sw || return 1
+	spray_lib_setup_ns sw || return 1
 	TOPO_SW=$sw
 	ip -n "$sw" link add br0 type bridge || return 1
 	ip -n "$sw" link set br0 up
 	TOPO_NS=()
 	for i in $(seq 0 $((n - 1))); do
-		setup_ns r$i || return 1
+		spray_lib_setup_ns r$i || return 1
 		eval "ns=\$r$i"
 		ip link add eth0 netns "$ns" type veth peer name v$i netns "$sw" ||
 			return 1
@@ -41,7 +41,7 @@ topo_setup() {
 	TOPO_ADDRS=$(IFS=,; echo "${addrs[*]}")
 	# every rank reaches every other one
 	for i in $(seq 1 $((n - 1))); do
-		busywait 10000 ip netns exec "${TOPO_NS[0]}" \
+		spray_lib_busywait 10000 ip netns exec "${TOPO_NS[0]}" \
 			ping -c1 -W1 10.0.0.$((i + 1)) >/dev/null || return 1
 	done
 }

@@ -178,6 +178,35 @@ TEST(spray_rcc_grant__shared_among_active)
 	EXPECT_EQ(r.nactive, 1);
 }
 
+/*
+ * The receive buffer is full but for the last packet of a message it
+ * admitted; a psn of another message was refused below the rest of it
+ * (a hole at cum). The sender must still get credit for that last packet.
+ */
+TEST(spray_rcc_grant_rx__refused_hole_leaves_room_for_admitted)
+{
+	struct spray_rcc_conn a;
+	struct spray_rcc r = { 0 };
+	u32 g;
+
+	setup();
+	spray_rcc_conn_init(&a, &cfg, 100);
+	spray_rcc_activate(&r, &a);
+	/* cum 100 (refused), 101..846 received, room for one more packet */
+	g = spray_rcc_grant_rx(&r, &a, &cfg, 100, 847, 101, cfg.mtu);
+	EXPECT_EQ(g, 848);
+	/* a refused psn above everything received counts too */
+	g = spray_rcc_grant_rx(&r, &a, &cfg, 100, 847, 900, cfg.mtu);
+	EXPECT_EQ(g, 901);
+	/* holes of losses below what arrived: the same */
+	g = spray_rcc_grant_rx(&r, &a, &cfg, 100, 1000, 100, cfg.mtu);
+	EXPECT_EQ(g, 1001);
+	/* nothing out of order: cum + the room */
+	spray_rcc_conn_init(&a, &cfg, 5000);
+	g = spray_rcc_grant_rx(&r, &a, &cfg, 5000, 5000, 4000, 2 * cfg.mtu);
+	EXPECT_EQ(g, 5000 + cfg.unsched_pkts > 5002 ? 5000 + cfg.unsched_pkts : 5002);
+}
+
 TEST(spray_rcc_grant__limited_by_rcvbuf_and_wraps)
 {
 	struct spray_rcc_conn a;

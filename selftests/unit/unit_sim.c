@@ -165,7 +165,7 @@ static void tx_pump(void)
 		len = min_t(u32, FRAG, S.msg_len[S.msg] - S.off);
 		ev = spray_path_pick(&S.path, S.now, -1, &probe);
 		psn = spray_txwin_send_new(&S.tw, S.now, (u16)ev, S.msg,
-					   S.off, (u16)len);
+					   S.off, (u16)len, NULL);
 		tx_data(psn, spray_txwin_rec(&S.tw, psn), (u16)ev, probe,
 			false);
 		S.off += len;

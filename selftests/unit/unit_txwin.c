@@ -59,7 +59,7 @@ static void send_n(u32 n, u64 now)
 {
 	while (n--)
 		spray_txwin_send_new(&tw, now, (u16)(tw.nxt % 8), 1,
-				     0, 1000);
+				     0, 1000, NULL);
 }
 
 static int ack(u32 cum, u32 base, u64 sack, u64 ecn, u64 ts, u64 now,
@@ -208,8 +208,8 @@ TEST(spray_txwin_detect_loss__overtaken_on_its_own_ev_is_lost_sooner)
 	struct spray_txack_sum s;
 
 	setup(0);
-	spray_txwin_send_new(&tw, 1000, 3, 1, 0, 1000);	/* psn 0, EV 3 */
-	spray_txwin_send_new(&tw, 2000, 3, 1, 0, 1000);	/* psn 1, EV 3 */
+	spray_txwin_send_new(&tw, 1000, 3, 1, 0, 1000, NULL);	/* psn 0, EV 3 */
+	spray_txwin_send_new(&tw, 2000, 3, 1, 0, 1000, NULL);	/* psn 1, EV 3 */
 	EXPECT_EQ(ack(0, 1, 1, 0, 2000, 22000, &s), 0);	/* psn 1 acked */
 	/* one EV is one FIFO path: srtt 20 us + reorder 10 us is enough */
 	EXPECT_EQ(spray_txwin_detect_loss(&tw, 30999, &ops, NULL),

@@ -26,6 +26,12 @@
 --   NACK   the run of psns it names (expert info: loss, window, no
 --          connection, no buffer);
 -- and expert info for every value the receiver would drop the packet for.
+--
+-- A capture taken on the sending host (before segmentation) holds a
+-- sender's GSO trains whole: several DATA packets of one connection back to
+-- back in one UDP datagram, each with its own header (spray.rst, "The
+-- datapath"). Each is shown as a packet of its own in the frame; capture
+-- with a snaplen that keeps the whole frame (tcpdump -s 0) to see them all.
 
 local spray = Proto("afspray", "AF_SPRAY")
 
@@ -70,7 +76,10 @@ local f = {
 	msg_len = ProtoField.uint32("afspray.data.msg_len", "Message length", base.DEC),
 	frag_off = ProtoField.uint32("afspray.data.frag_off", "Fragment offset", base.DEC),
 	frag_len = ProtoField.uint16("afspray.data.frag_len", "Fragment length", base.DEC),
-	data_reserved = ProtoField.uint16("afspray.data.reserved", "Reserved", base.HEX),
+	min_rtt = ProtoField.uint16("afspray.data.min_rtt", "Sender's min RTT (encoded)", base.HEX,
+		nil, nil, "12-bit mantissa m, 4-bit exponent e: m << e units of 64 ns; 0: none yet"),
+	min_rtt_ns = ProtoField.uint32("afspray.data.min_rtt_ns", "Sender's min RTT (ns)", base.DEC,
+		nil, nil, "the per-peer BDP: the receiver's credit is sized by it"),
 	ts_ns = ProtoField.uint64("afspray.data.ts_ns", "Sender timestamp (ns)", base.DEC),
 	frag_end = ProtoField.uint32("afspray.data.frag_end", "Fragment end", base.DEC,
 		nil, nil, "frag_off + frag_len"),
@@ -180,7 +189,7 @@ local seen_psn, seen_ts, frame_info
 function spray.init()
 	seen_psn = {}	-- "sport:dport:src_cid:psn" -> { first = frame, n = count }
 	seen_ts = {}	-- "cid:ts_ns" -> { frame, time } of DATA and PROBE
-	frame_info = {}	-- frame number -> what the first pass found
+	frame_info = {}	-- "frame:index in the frame" -> what the first pass found
 end
 
 -- ---- helpers
@@ -257,7 +266,7 @@ end
 
 -- ---- the packet types
 
-local function dissect_data(tvb, pinfo, tree, h, info)
+local function dissect_data(tvb, pinfo, tree, h, info, len, key)
 	local msg_id = tvb(24, 4):uint()
 	local msg_len = tvb(28, 4):uint()
 	local frag_off = tvb(32, 4):uint()
@@ -272,17 +281,18 @@ local function dissect_data(tvb, pinfo, tree, h, info)
 	end
 	it = sub:add(f.frag_off, tvb(32, 4))
 	local fl = sub:add(f.frag_len, tvb(36, 2))
-	local rsv = tvb(38, 2):uint()
-	it = sub:add(f.data_reserved, tvb(38, 2))
-	if rsv ~= 0 then
-		it:add_proto_expert_info(e.reserved)
+	local rtt = tvb(38, 2):uint()
+	sub:add(f.min_rtt, tvb(38, 2))
+	if rtt ~= 0 then
+		local ns = (rtt % 4096) * 2 ^ (6 + math.floor(rtt / 4096))
+		sub:add(f.min_rtt_ns, tvb(38, 2), math.min(ns, 4294967295)):set_generated()
 	end
 	sub:add(f.ts_ns, tvb(40, 8))
 	sub:add(f.frag_end, tvb(32, 6), frag_off + frag_len):set_generated()
 	sub:add(f.last_frag, tvb(32, 6), frag_off + frag_len == msg_len):set_generated()
 
 	-- lengths as sent: a capture may keep only the headers (snaplen)
-	local payload = tvb:reported_len() - DATA_LEN
+	local payload = len - DATA_LEN
 	if frag_len == 0 then
 		fl:add_proto_expert_info(e.malformed, "fragment length 0")
 	elseif frag_len ~= payload then
@@ -294,25 +304,25 @@ local function dissect_data(tvb, pinfo, tree, h, info)
 			string.format("fragment %u..%u beyond the message's %u bytes",
 				frag_off, frag_off + frag_len, msg_len))
 	end
-	if tvb:len() > DATA_LEN then
-		tree:add(f.payload, tvb(DATA_LEN))
+	if tvb:len() > DATA_LEN and len > DATA_LEN then
+		tree:add(f.payload, tvb(DATA_LEN, math.min(tvb:len(), len) - DATA_LEN))
 	end
 
 	-- repeated psns: the first pass records, every pass shows
-	local fi = frame_info[pinfo.number]
+	local fi = frame_info[key]
 	if not pinfo.visited or not fi then
-		local key = string.format("%u:%u:%u:%u", h.sport, h.dport, h.src_cid, h.psn)
-		local s = seen_psn[key]
+		local pkey = string.format("%u:%u:%u:%u", h.sport, h.dport, h.src_cid, h.psn)
+		local s = seen_psn[pkey]
 		if s then
 			s.n = s.n + 1
 			fi = { first = s.first, n = s.n }
 		else
-			seen_psn[key] = { first = pinfo.number, n = 1 }
+			seen_psn[pkey] = { first = pinfo.number, n = 1 }
 			fi = { n = 1 }
 		end
 		seen_ts[string.format("%u:%s", h.src_cid, tostring(tvb(40, 8):uint64()))] =
 			{ frame = pinfo.number, time = pinfo.abs_ts }
-		frame_info[pinfo.number] = fi
+		frame_info[key] = fi
 	end
 	local retx = bit.band(h.flags, F_RETX) ~= 0
 	local a = tree:add(spray, tvb(0, 0), "Analysis"):set_generated()
@@ -347,7 +357,7 @@ local function dissect_data(tvb, pinfo, tree, h, info)
 	end
 end
 
-local function dissect_ack(tvb, pinfo, tree, h, info)
+local function dissect_ack(tvb, pinfo, tree, h, info, key)
 	local probe = bit.band(h.flags, F_PROBE) ~= 0
 	local cum = tvb(24, 4):uint()
 	local base_psn = tvb(28, 4):uint()
@@ -405,7 +415,7 @@ local function dissect_ack(tvb, pinfo, tree, h, info)
 	add_ranges(ct, tvb(40, 8), base_psn, ce, f.ecn_range, f.ecn_first, f.ecn_last, "CE-marked")
 
 	-- the echoed packet and the RTT seen from here
-	local fi = frame_info[pinfo.number]
+	local fi = frame_info[key]
 	if not pinfo.visited or not fi then
 		local s = seen_ts[string.format("%u:%s", h.dst_cid, tostring(tvb(48, 8):uint64()))]
 		fi = {}
@@ -413,7 +423,7 @@ local function dissect_ack(tvb, pinfo, tree, h, info)
 			fi.echo = s.frame
 			fi.rtt = (pinfo.abs_ts - s.time) * 1000 - tvb(56, 4):uint() / 1e6
 		end
-		frame_info[pinfo.number] = fi
+		frame_info[key] = fi
 	end
 	if fi.echo then
 		local a = tree:add(spray, tvb(0, 0), "Analysis"):set_generated()
@@ -496,19 +506,15 @@ end
 
 -- ---- the common header and the dispatch
 
-function spray.dissector(tvb, pinfo, tree)
-	local len = tvb:reported_len()
-	if len == 0 then
-		return 0
-	end
-	pinfo.cols.protocol = "AF_SPRAY"
-	local root = tree:add(spray, tvb())
+-- One packet: @tvb from its first byte (as much as was captured), @len
+-- its length on the wire; the text for the Info column.
+local function dissect_one(tvb, pinfo, tree, len, key)
+	local root = tree:add(spray, tvb(0, math.min(tvb:len(), len)))
 
 	if tvb:len() < HDR_LEN then
 		root:add_proto_expert_info(e.malformed,
 			string.format("%u bytes, shorter than the %u-byte header", tvb:len(), HDR_LEN))
-		pinfo.cols.info = "AF_SPRAY (short)"
-		return len
+		return "AF_SPRAY (short)"
 	end
 	local h = {
 		version = tvb(0, 1):uint(), type = tvb(1, 1):uint(), flags = tvb(2, 2):uint(),
@@ -558,13 +564,11 @@ function spray.dissector(tvb, pinfo, tree)
 	if h.version ~= 1 then
 		vi:add_proto_expert_info(e.malformed,
 			string.format("version %u: only 1 is defined (the receiver drops it)", h.version))
-		pinfo.cols.info = table.concat(info, " ")
-		return len
+		return table.concat(info, " ")
 	end
 	if not tname then
 		ti:add_proto_expert_info(e.malformed, "unknown type (the receiver drops it)")
-		pinfo.cols.info = table.concat(info, " ")
-		return len
+		return table.concat(info, " ")
 	end
 	local bad = bit.band(h.flags, bit.bnot(flag_mask[h.type]))
 	if bad ~= 0 then
@@ -582,14 +586,12 @@ function spray.dissector(tvb, pinfo, tree)
 	if len < need then
 		root:add_proto_expert_info(e.malformed,
 			string.format("%s of %u bytes, needs %u", tname, len, need))
-		pinfo.cols.info = table.concat(info, " ") .. " (short)"
-		return len
+		return table.concat(info, " ") .. " (short)"
 	end
 	if tvb:len() < need then
 		root:append_text(string.format(" [%u of its %u header bytes captured]",
 			tvb:len(), need))
-		pinfo.cols.info = table.concat(info, " ") .. " (header cut by the snaplen)"
-		return len
+		return table.concat(info, " ") .. " (header cut by the snaplen)"
 	end
 	if h.type ~= T_DATA and len > need then
 		root:add_proto_expert_info(e.malformed,
@@ -597,15 +599,65 @@ function spray.dissector(tvb, pinfo, tree)
 	end
 
 	if h.type == T_DATA then
-		dissect_data(tvb, pinfo, root, h, info)
+		dissect_data(tvb, pinfo, root, h, info, len, key)
 	elseif h.type == T_ACK then
-		dissect_ack(tvb, pinfo, root, h, info)
+		dissect_ack(tvb, pinfo, root, h, info, key)
 	elseif h.type == T_NACK then
 		dissect_nack(tvb, pinfo, root, h, info)
 	elseif h.type == T_PROBE then
 		dissect_probe(tvb, pinfo, root, h, info)
 	end
-	pinfo.cols.info = table.concat(info, " ")
+	return table.concat(info, " ")
+end
+
+-- The length of the packet at @off of a datagram of @len bytes: a DATA
+-- packet whose fragment ends before the datagram does is the first of a
+-- GSO train when the next header (if captured) is a DATA packet of the
+-- same connection; anything else is one packet (and shown as malformed if
+-- its lengths disagree).
+local function packet_len(tvb, off, len)
+	local cap = tvb:len()
+	if cap - off < DATA_LEN or tvb(off, 1):uint() ~= 1 or tvb(off + 1, 1):uint() ~= T_DATA then
+		return len - off
+	end
+	local plen = DATA_LEN + tvb(off + 36, 2):uint()
+	if plen == DATA_LEN or off + plen >= len then
+		return len - off
+	end
+	local nxt = off + plen
+	if cap - nxt >= HDR_LEN and (tvb(nxt, 1):uint() ~= 1 or tvb(nxt + 1, 1):uint() ~= T_DATA or
+	   tvb(nxt + 4, 4):uint() ~= tvb(off + 4, 4):uint() or
+	   tvb(nxt + 8, 4):uint() ~= tvb(off + 8, 4):uint()) then
+		return len - off
+	end
+	return plen
+end
+
+function spray.dissector(tvb, pinfo, tree)
+	local len = tvb:reported_len()
+	if len == 0 then
+		return 0
+	end
+	pinfo.cols.protocol = "AF_SPRAY"
+	local off, infos = 0, {}
+	while off < len do
+		if off >= tvb:len() then
+			tree:add(spray, tvb(0, 0), string.format(
+				"AF_SPRAY: %u more bytes of a GSO train, not captured (snaplen)",
+				len - off)):set_generated()
+			infos[#infos + 1] = "..."
+			break
+		end
+		local plen = packet_len(tvb, off, len)
+		infos[#infos + 1] = dissect_one(tvb(off):tvb(), pinfo, tree, plen,
+			string.format("%u:%u", pinfo.number, #infos))
+		off = off + plen
+	end
+	if #infos > 1 then
+		pinfo.cols.info = string.format("train of %d: %s", #infos, table.concat(infos, "; "))
+	else
+		pinfo.cols.info = infos[1]
+	end
 	return len
 end
 
@@ -622,7 +674,9 @@ local function heuristic(tvb, pinfo, tree)
 		return false
 	end
 	if t == T_DATA then
-		if tvb(36, 2):uint() ~= len - DATA_LEN or tvb(36, 2):uint() == 0 then
+		-- one packet, or the first of a GSO train
+		if tvb(36, 2):uint() == 0 or (tvb(36, 2):uint() ~= len - DATA_LEN and
+		   packet_len(tvb, 0, len) == len) then
 			return false
 		end
 	elseif len ~= need or tvb(16, 4):uint() ~= 0 then

@@ -111,8 +111,57 @@ struct sockaddr_spray {
  * ee_info is the message length. msg_name receives the destination and a
  * SPRAY_CMSG_COOKIE cmsg the cookie (0 if none was given). poll() reports
  * EPOLLERR while such entries wait.
+ *
+ * SPRAY_CMSG_HISTORY (struct spray_msg_history): on recvmsg(MSG_ERRQUEUE),
+ * after the two above, what the transport saw for the failed message. A
+ * control buffer without room for it gets the others and MSG_CTRUNC.
  */
 #define SPRAY_CMSG_COOKIE	1
 #define SPRAY_CMSG_ERR		2
+#define SPRAY_CMSG_HISTORY	3
+
+/* entropy values a struct spray_msg_history names at most */
+#define SPRAY_HIST_EVS		4
+
+/**
+ * struct spray_msg_history - what the transport saw for a failed message
+ * @sh_peer: the peer it was for: address and spray port (as msg_name)
+ * @sh_conn_id: the connection's id, as the peers dump and the spray:*
+ *	tracepoints name it (0 if unknown)
+ * @sh_msg_id: the message's number in its last incarnation
+ * @sh_ack_age_us: how long before the failure the peer's last ACK came,
+ *	microseconds; ~0U if it never acknowledged anything
+ * @sh_retx_rack: retransmissions of its packets declared lost by RACK (a
+ *	packet sent later arrived)
+ * @sh_retx_nack: retransmissions after the peer's NACK said they were lost
+ * @sh_retx_rto: retransmissions after a retransmission timeout
+ * @sh_retx_refused: retransmissions of packets the peer had refused for
+ *	lack of buffer (flow control, not loss)
+ * @sh_nacks: NACKs (loss, window, no buffer) that named its packets
+ * @sh_rtos: retransmission timeouts that declared its packets lost
+ * @sh_nr_evs: entries of @sh_evs in use
+ * @sh_evs: the last entropy values (UDP source ports) its packets were sent
+ *	on, newest first
+ * @sh_reserved: zero
+ *
+ * Counters saturate at 65535. A message failed with ETIMEDOUT by a peer
+ * that vanished shows @sh_rtos of about the retry limit, retransmissions
+ * by RTO, and an @sh_ack_age_us of about the time it took.
+ */
+struct spray_msg_history {
+	struct sockaddr_spray	sh_peer;
+	__u32			sh_conn_id;
+	__u32			sh_msg_id;
+	__u32			sh_ack_age_us;
+	__u32			sh_retx_rack;
+	__u32			sh_retx_nack;
+	__u32			sh_retx_rto;
+	__u32			sh_retx_refused;
+	__u32			sh_nacks;
+	__u32			sh_rtos;
+	__u16			sh_nr_evs;
+	__u16			sh_evs[SPRAY_HIST_EVS];
+	__u16			sh_reserved;
+};
 
 #endif /* _UAPI_LINUX_SPRAY_H */
