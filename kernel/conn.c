@@ -139,6 +139,7 @@ struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	c->timer.function = spray_conn_timer;
 	INIT_WORK(&c->free_work, spray_conn_free_work);
 	c->last_active_ns = ktime_get_ns();
+	c->chal_key = get_random_u32();
 	spray_conn_cc_init(c, 0);
 	return c;
 }
@@ -1153,7 +1154,10 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
  * @drop: drop queued messages too (SO_LINGER with a zero timeout)
  *
  * Messages received and not read, errors not read and messages being
- * reassembled go; DATA arriving from now on is answered with NACK NO_CONN
+ * reassembled go; what arrived and was not acknowledged yet (a delayed
+ * ACK) is acknowledged now, so that a sender whose last message was
+ * received (and perhaps read) does not resend it into a closed socket and
+ * fail it; DATA arriving from now on is answered with NACK NO_CONN
  * (the sender's messages fail with ECONNREFUSED). Unless @drop, each
  * connection with messages not yet acknowledged lingers: it goes on
  * delivering them, bounded by the retry limit (a receiver that refuses
@@ -1163,11 +1167,15 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
  */
 unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop)
 {
+	struct spray_net *sn = spray_net(sock_net(&ss->sk));
 	struct spray_tmsg *m, *mtmp;
 	struct spray_rmsg *rm, *tmp;
+	u64 now = ktime_get_ns();
 	struct spray_conn *c;
+	struct sk_buff_head q;
 	unsigned int i, n;
 
+	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
 	ss->closing = true;
 	list_for_each_entry_safe(rm, tmp, &ss->rxq, node)
@@ -1181,6 +1189,8 @@ unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop)
 	ss->errq_len = 0;
 	for (i = 0; i < ARRAY_SIZE(ss->conns); i++) {
 		hlist_for_each_entry(c, &ss->conns[i], node) {
+			if (c->peer_cid && c->rx.unacked)
+				spray_queue_ack(c, now, &q);
 			spray_rx_close(c);
 			if (drop || spray_conn_tx_done(c))
 				continue;
@@ -1191,6 +1201,7 @@ unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop)
 	}
 	n = ss->nlinger;
 	spin_unlock_bh(&ss->lock);
+	spray_xmit_queue(sn, &q);
 	return n;
 }
 

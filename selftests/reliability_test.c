@@ -560,6 +560,32 @@ TEST_F_TIMEOUT(two, close_delivers_queued, 60)
 	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "bound-sockets"));
 }
 
+/*
+ * The receiver reads the last message and closes at once, its ACK still
+ * delayed: close() acknowledges what arrived, so the sender sees the
+ * message delivered, not ECONNREFUSED from a retransmission into the
+ * closed socket (fi_pingpong's finalize hit this).
+ */
+TEST_F_TIMEOUT(two, close_acknowledges_what_arrived, 60)
+{
+	unsigned char seen[1] = {}, c;
+	int bad = 0;
+
+	/* B holds its ACK for a second; A would not resend before 2 s */
+	ASSERT_EQ(0, spray_sh("ip netns exec %s " SPRAYCTL " set ack-every 64 && "
+			      "ip netns exec %s " SPRAYCTL " set ack-delay-us 1000000 && "
+			      SPRAYCTL " set rto-max-us 4000000 && "
+			      SPRAYCTL " set rto-min-us 2000000", self->nb, self->nb));
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 0, 0));
+	ASSERT_EQ(1U, recv_some(self->b, 1, 10000, seen, 1, &bad));
+	close(self->b);
+	self->b = -1;
+	EXPECT_EQ(0, wait_acked(self->a, 10000));
+	EXPECT_GT(0, recv(self->a, &c, 1, MSG_ERRQUEUE | MSG_DONTWAIT))
+		TH_LOG("the delivered message failed");
+	EXPECT_EQ(EAGAIN, errno);
+}
+
 /* SO_LINGER 0: close() drops what is queued, at once. */
 TEST_F_TIMEOUT(two, close_linger_zero_drops, 60)
 {
