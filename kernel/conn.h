@@ -199,8 +199,10 @@ struct spray_tmsg {
  * @rx_verified: the peer's DATA carried @ack_cid (or answered a
  *	challenge): it hears us, the incarnation is not forged from off the
  *	path
- * @chal_for: the incarnation whose SYN was challenged, 0 if none
- * @chal_cid: the token of that challenge
+ * @chal_key: the secret of this connection's challenge tokens (random):
+ *	the token for incarnation X is a hash of X under it, so that any
+ *	number of SYNs may be challenged at once and a flood of forged ones
+ *	cannot displace the real peer's pending answer
  * @peer_last_ts: newest sender timestamp of the incarnation's packets
  * @rx_last_ns: when the incarnation's last packet was accepted
  * @rx_mtu: largest DATA payload received (receiver credit counts in it)
@@ -259,8 +261,7 @@ struct spray_conn {
 	u32			peer_cid;
 	u32			ack_cid;
 	bool			rx_verified;
-	u32			chal_for;
-	u32			chal_cid;
+	u32			chal_key;
 	u64			peer_last_ts;
 	u64			rx_last_ns;
 	u32			rx_mtu;

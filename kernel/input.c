@@ -8,6 +8,7 @@
 
 #include <linux/errqueue.h>
 #include <linux/hash.h>
+#include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/skbuff.h>
@@ -92,7 +93,6 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 		list_add_tail(&c->rnode, &c->ss->rconns);
 	c->ack_cid = spray_new_cid();
 	c->rx_verified = false;
-	c->chal_for = 0;
 	c->peer_last_ts = ts;
 	c->rx_last_ns = now;
 	c->rx_next_id = 0;
@@ -361,6 +361,11 @@ static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
  * A replayed or forged SYN gets no answer. Rate-limited per source, as the
  * NACKs to unexpected packets are.
  */
+static u32 spray_rx_chal_token(const struct spray_conn *c, u32 cid)
+{
+	return jhash_1word(cid, c->chal_key) ?: 1;
+}
+
 static void spray_rx_challenge(struct spray_conn *c,
 			       const struct spray_pkt *in, u64 now,
 			       struct sk_buff_head *q)
@@ -368,14 +373,10 @@ static void spray_rx_challenge(struct spray_conn *c,
 	struct spray_pkt p = {};
 	struct sk_buff *skb;
 
-	if (c->chal_for != in->src_cid) {
-		c->chal_for = in->src_cid;
-		c->chal_cid = spray_new_cid();
-	}
 	if (!spray_nack_allowed(spray_conn_net(c), &c->remote, now))
 		return;
 	p.type = SPRAY_T_ACK;
-	p.src_cid = c->chal_cid;
+	p.src_cid = spray_rx_chal_token(c, in->src_cid);
 	p.dst_cid = in->src_cid;
 	/* the incarnation's first psn: nothing acknowledged, no grant */
 	p.ack.cum_psn = in->src_cid;
@@ -412,10 +413,9 @@ static enum skb_drop_reason spray_rx_incarnation(struct spray_conn *c,
 
 	if (p->src_cid == c->peer_cid)
 		return SKB_NOT_DROPPED_YET;
-	if (c->chal_for && p->src_cid == c->chal_for &&
-	    p->dst_cid == c->chal_cid) {
+	token = spray_rx_chal_token(c, p->src_cid);
+	if (p->dst_cid == token) {
 		/* the sender we challenged answered: it hears us */
-		token = c->chal_cid;
 		spray_rx_reset(c, p->src_cid, ts, now);
 		c->ack_cid = token;
 		c->rx_verified = true;
