@@ -134,7 +134,9 @@ spray_lib_busywait 10000 eval '[ "$(stat2 rx-msgs)" -ge 3 ]'
 ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7001 -S 7100 \
 	-t 18446744073709551615 -n 300 -r 100 syn >/dev/null
 wait $sender
-spray_lib_check "  the real sender's 40 messages acknowledged ($(cat "$tmp/lock.send"))" [ $? -eq 0 ]
+rc=$?
+sed 's/^/# sender: /' "$tmp/lock.send"
+spray_lib_check "  the real sender's 40 messages acknowledged, none failed" [ $rc -eq 0 ]
 spray_lib_check "  and received, each once" spray_lib_hold_stop RX
 RX_FD=
 

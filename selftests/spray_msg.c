@@ -109,6 +109,54 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+static void print_history(const struct spray_msg_history *h, uint64_t cookie);
+
+/*
+ * One entry of the error queue, without waiting: 0 if there was one (its
+ * error and history printed on stderr when @show), -1 if none.
+ */
+static int errq_one(int fd, unsigned char *buf, bool show)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = 1 };
+	struct sock_extended_err ee = {};
+	struct spray_msg_history h = {};
+	struct msghdr m = {};
+	bool have_h = false;
+	struct cmsghdr *cm;
+	uint64_t cookie = 0;
+	char cbuf[256];
+
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+		return -1;
+	if (!show)
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SPRAY)
+			continue;
+		if (cm->cmsg_type == SPRAY_CMSG_ERR)
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+		else if (cm->cmsg_type == SPRAY_CMSG_COOKIE)
+			memcpy(&cookie, CMSG_DATA(cm), sizeof(cookie));
+		else if (cm->cmsg_type == SPRAY_CMSG_HISTORY &&
+			 cm->cmsg_len == CMSG_LEN(sizeof(h))) {
+			memcpy(&h, CMSG_DATA(cm), sizeof(h));
+			have_h = true;
+		}
+	}
+	fflush(stdout);
+	fprintf(stderr, "failed: %s\n", strerror(ee.ee_errno));
+	if (have_h) {
+		fflush(stderr);
+		print_history(&h, cookie);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 static int do_send(int fd, char **argv)
 {
 	struct sockaddr_spray to = addr(argv[0], argv[1]);
@@ -139,8 +187,8 @@ static int do_send(int fd, char **argv)
 	t0 = now_s();
 	while (!ioctl(fd, SIOCOUTQ, &q) && q > 0 && now_s() - t0 < 600)
 		usleep(10000);
-	/* Messages that failed left the queue too: count them. */
-	while (recv(fd, buf, 1, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0)
+	/* Messages that failed left the queue too: count and name them. */
+	while (errq_one(fd, buf, failed < 3) == 0)
 		failed++;
 	printf("sent %u bytes %llu unacked %d failed %u\n", count, bytes, q,
 	       failed);
