@@ -293,12 +293,13 @@ spray_lib_check "monitor (text): [TIMESTAMP] event key value..." grep -Eq \
 	"$tmp/mont"
 cat "$tmp/mont" | sed 's/^/# /'
 
-# ---- top: live rates while a paced sender runs in nsB (600 messages of
-# 4 KiB at 100 a second: 6 s, much longer than two frames of 0.5 s)
-ip netns exec "$nsB" "$here/spray_msg" recv 127.0.0.1 7100 600 fixed:4096 5 120 >"$tmp/recv" 2>&1 &
+# ---- top: live rates while a paced sender runs in nsB (messages of 4 KiB
+# at 100 a second for up to 3 minutes, stopped after the checks: it must
+# outlast the frames however slow the kernel, the debug one included)
+ip netns exec "$nsB" "$here/spray_msg" recv 127.0.0.1 7100 18000 fixed:4096 5 240 >"$tmp/recv" 2>&1 &
 rpid=$!
 spray_lib_busywait 10000 grep -q ready "$tmp/recv"
-ip netns exec "$nsB" "$here/spray_msg" send 127.0.0.1 0 127.0.0.1 7100 600 fixed:4096 5 100 >"$tmp/send" 2>&1 &
+ip netns exec "$nsB" "$here/spray_msg" send 127.0.0.1 0 127.0.0.1 7100 18000 fixed:4096 5 100 >"$tmp/send" 2>&1 &
 spid=$!
 KEY=tx-msgs; sending() { [ "$(val scn "$nsB" -t stats)" -gt 0 ]; }
 spray_lib_check "top: the sender has started" spray_lib_busywait 20000 sending
