@@ -111,48 +111,42 @@ static double now_s(void)
 
 static void print_history(const struct spray_msg_history *h, uint64_t cookie);
 
-/*
- * One entry of the error queue, without waiting: 0 if there was one (its
- * error and history printed on stderr when @show), -1 if none.
- */
-static int errq_one(int fd, unsigned char *buf, bool show)
+/* One entry of the error queue: its error, cookie and history. */
+struct errq_entry {
+	struct sock_extended_err	ee;
+	struct spray_msg_history	h;
+	bool				have_h;
+	uint64_t			cookie;
+};
+
+/* Read one entry (@flags: MSG_DONTWAIT or 0); 0, or -1 if none (errno). */
+static int errq_read(int fd, int flags, struct errq_entry *e)
 {
-	struct iovec iov = { .iov_base = buf, .iov_len = 1 };
-	struct sock_extended_err ee = {};
-	struct spray_msg_history h = {};
+	unsigned char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr m = {};
-	bool have_h = false;
 	struct cmsghdr *cm;
-	uint64_t cookie = 0;
 	char cbuf[256];
 
+	memset(e, 0, sizeof(*e));
 	m.msg_iov = &iov;
 	m.msg_iovlen = 1;
 	m.msg_control = cbuf;
 	m.msg_controllen = sizeof(cbuf);
-	if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+	if (recvmsg(fd, &m, MSG_ERRQUEUE | flags) < 0)
 		return -1;
-	if (!show)
-		return 0;
 	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
 		if (cm->cmsg_level != SOL_SPRAY)
 			continue;
 		if (cm->cmsg_type == SPRAY_CMSG_ERR)
-			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+			memcpy(&e->ee, CMSG_DATA(cm), sizeof(e->ee));
 		else if (cm->cmsg_type == SPRAY_CMSG_COOKIE)
-			memcpy(&cookie, CMSG_DATA(cm), sizeof(cookie));
+			memcpy(&e->cookie, CMSG_DATA(cm), sizeof(e->cookie));
 		else if (cm->cmsg_type == SPRAY_CMSG_HISTORY &&
-			 cm->cmsg_len == CMSG_LEN(sizeof(h))) {
-			memcpy(&h, CMSG_DATA(cm), sizeof(h));
-			have_h = true;
+			 cm->cmsg_len == CMSG_LEN(sizeof(e->h))) {
+			memcpy(&e->h, CMSG_DATA(cm), sizeof(e->h));
+			e->have_h = true;
 		}
-	}
-	fflush(stdout);
-	fprintf(stderr, "failed: %s\n", strerror(ee.ee_errno));
-	if (have_h) {
-		fflush(stderr);
-		print_history(&h, cookie);
-		fflush(stdout);
 	}
 	return 0;
 }
@@ -166,6 +160,7 @@ static int do_send(int fd, char **argv)
 	unsigned char *buf = malloc(MAXLEN);
 	unsigned long long bytes = 0;
 	uint32_t seq, len, failed = 0;
+	struct errq_entry e;
 	double t0;
 	int q;
 
@@ -187,9 +182,17 @@ static int do_send(int fd, char **argv)
 	t0 = now_s();
 	while (!ioctl(fd, SIOCOUTQ, &q) && q > 0 && now_s() - t0 < 600)
 		usleep(10000);
-	/* Messages that failed left the queue too: count and name them. */
-	while (errq_one(fd, buf, failed < 3) == 0)
-		failed++;
+	/* Messages that failed left the queue too: count them, name a few. */
+	while (errq_read(fd, MSG_DONTWAIT, &e) == 0) {
+		if (failed++ >= 3)
+			continue;
+		fflush(stdout);
+		fprintf(stderr, "failed: %s\n", strerror(e.ee.ee_errno));
+		fflush(stderr);
+		if (e.have_h)
+			print_history(&e.h, e.cookie);
+		fflush(stdout);
+	}
 	printf("sent %u bytes %llu unacked %d failed %u\n", count, bytes, q,
 	       failed);
 	return q || failed ? 1 : 0;
@@ -302,13 +305,8 @@ static int do_fail(int fd, char **argv, bool vanish)
 	struct sockaddr_spray to = addr(argv[0], argv[1]);
 	double timeout = atof(argv[2]), t0 = now_s();
 	struct pollfd p = { .fd = fd, .events = 0 };
-	struct sock_extended_err ee = {};
-	struct spray_msg_history h = {};
-	char buf[1000] = "gone?", cbuf[256];
-	bool have_h = false;
-	struct msghdr m = {};
-	struct cmsghdr *cm;
-	uint64_t cookie = 0;
+	char buf[1000] = "gone?";
+	struct errq_entry e;
 	int q;
 
 	if (vanish) {
@@ -338,31 +336,16 @@ static int do_fail(int fd, char **argv, bool vanish)
 		printf("no error after %.1f seconds\n", now_s() - t0);
 		return 1;
 	}
-	m.msg_control = cbuf;
-	m.msg_controllen = sizeof(cbuf);
-	if (recvmsg(fd, &m, MSG_ERRQUEUE) < 0) {
+	if (errq_read(fd, 0, &e) < 0) {
 		perror("recvmsg(MSG_ERRQUEUE)");
 		return 1;
 	}
-	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-		if (cm->cmsg_level != SOL_SPRAY)
-			continue;
-		if (cm->cmsg_type == SPRAY_CMSG_ERR)
-			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
-		else if (cm->cmsg_type == SPRAY_CMSG_COOKIE)
-			memcpy(&cookie, CMSG_DATA(cm), sizeof(cookie));
-		else if (cm->cmsg_type == SPRAY_CMSG_HISTORY &&
-			 cm->cmsg_len == CMSG_LEN(sizeof(h))) {
-			memcpy(&h, CMSG_DATA(cm), sizeof(h));
-			have_h = true;
-		}
-	}
 	printf("error %s after %.2f seconds\n",
-	       ee.ee_errno == ETIMEDOUT ? "ETIMEDOUT" :
-	       ee.ee_errno == ECONNREFUSED ? "ECONNREFUSED" : strerror(ee.ee_errno),
-	       now_s() - t0);
-	if (have_h)
-		print_history(&h, cookie);
+	       e.ee.ee_errno == ETIMEDOUT ? "ETIMEDOUT" :
+	       e.ee.ee_errno == ECONNREFUSED ? "ECONNREFUSED" :
+	       strerror(e.ee.ee_errno), now_s() - t0);
+	if (e.have_h)
+		print_history(&e.h, e.cookie);
 	return 0;
 }
 
