@@ -436,7 +436,7 @@ static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	struct spray_sock *ss = spray_sk(sock->sk);
 	struct sock *sk = sock->sk;
 	struct spray_rmsg *rm;
-	u32 copied, off, n;
+	u32 copied, n;
 	long timeo;
 	int err;
 
@@ -478,16 +478,7 @@ static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	}
 
 	copied = min_t(size_t, len, rm->len);
-	err = 0;
-	for (off = 0; off < copied; off += n) {
-		n = min_t(u32, copied - off, PAGE_SIZE - (off & ~PAGE_MASK));
-		if (copy_page_to_iter(rm->pages[off >> PAGE_SHIFT],
-				      off & ~PAGE_MASK, n,
-				      &msg->msg_iter) != n) {
-			err = -EFAULT;
-			break;
-		}
-	}
+	err = spray_rmsg_copy(rm, &msg->msg_iter, copied);
 	if (msg->msg_name) {
 		spray_addr_to_user(&rm->from, msg->msg_name);
 		msg->msg_namelen = sizeof(struct sockaddr_spray);

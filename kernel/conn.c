@@ -370,14 +370,16 @@ static u32 spray_tmsg_charge_nodata(void)
 /*
  * What a message being received holds: its pages, reserved when it is
  * admitted (allocated as the fragments arrive, so that an admitted message
- * always completes), and its record, page array and fragment bitmap. A
- * 1-byte message takes a page.
+ * always completes), @extra for the skbs of its fragments kept beyond
+ * their payload (spray_rmsg_keep()), and its record, page array and
+ * fragment bitmap. A 1-byte message takes a page.
  */
-u32 spray_rmsg_charge(u32 len)
+u32 spray_rmsg_charge(u32 len, u32 extra)
 {
 	u32 npages = DIV_ROUND_UP(len, PAGE_SIZE);
 
-	return PAGE_ALIGN(len) + kmalloc_size_roundup(sizeof(struct spray_rmsg)) +
+	return PAGE_ALIGN(len) + extra +
+	       kmalloc_size_roundup(sizeof(struct spray_rmsg)) +
 	       kmalloc_size_roundup(npages * sizeof(struct page *)) +
 	       kmalloc_size_roundup(BITS_TO_LONGS(npages * PAGE_SIZE /
 						  SPRAY_MIN_FRAG + 1) *
@@ -469,11 +471,53 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 	for (i = 0; i < rm->npages; i++)
 		if (rm->pages[i])
 			spray_page_free(rm->pages[i], 0);
+	for (i = 0; i < rm->nskbs; i++)
+		if (rm->skbs[i])
+			consume_skb(rm->skbs[i]);
+	kfree(rm->skbs);
 	if (rm->charge)
 		spray_rmem_uncharge(&ss->sk, rm->charge);
 	bitmap_free(rm->fmap);
 	kfree(rm->pages);
 	kfree(rm);
+}
+
+/**
+ * spray_rmsg_copy() - copy a received message's first bytes to the user
+ * @rm: a complete message
+ * @to: where
+ * @len: how many, at most @rm->len
+ *
+ * Fragments kept as skbs are copied from them, the others from the pages.
+ *
+ * Return: 0, or -EFAULT.
+ */
+int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
+{
+	u32 off, n, i = 0;
+
+	for (off = 0; off < len; off += n) {
+		struct sk_buff *skb = NULL;
+
+		n = len - off;
+		if (rm->skbs) {
+			/* not beyond the fragment */
+			i = off / rm->frag;
+			skb = rm->skbs[i];
+			n = min(n, min(rm->len, (i + 1) * rm->frag) - off);
+		}
+		if (skb) {
+			if (skb_copy_datagram_iter(skb, SPRAY_RX_CB(skb)->data_off +
+						   off - i * rm->frag, to, n))
+				return -EFAULT;
+			continue;
+		}
+		n = min_t(u32, n, PAGE_SIZE - (off & ~PAGE_MASK));
+		if (copy_page_to_iter(rm->pages[off >> PAGE_SHIFT],
+				      off & ~PAGE_MASK, n, to) != n)
+			return -EFAULT;
+	}
+	return 0;
 }
 
 /* Free the messages a connection is reassembling or holds for ordering. */

@@ -65,6 +65,16 @@ struct spray_skb_cb {
 
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
 
+/**
+ * struct spray_rx_cb - a received skb kept in a message (&spray_rmsg.skbs)
+ * @data_off: where its fragment's payload starts, from skb->data
+ */
+struct spray_rx_cb {
+	u32		data_off;
+};
+
+#define SPRAY_RX_CB(skb)	((struct spray_rx_cb *)(skb)->cb)
+
 /* entropy values a message's history keeps (SPRAY_HIST_EVS of the uapi) */
 #define SPRAY_TMSG_HIST_EVS	4
 
@@ -355,7 +365,7 @@ int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn);
 u32 spray_new_cid(void);
 bool spray_rmem_charge(struct sock *sk, u32 size);
 void spray_rmem_uncharge(struct sock *sk, u32 size);
-u32 spray_rmsg_charge(u32 len);
+u32 spray_rmsg_charge(u32 len, u32 extra);
 void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm);
 u32 spray_tmsg_charge(u32 len);
 void spray_tx_fail_all(struct spray_conn *c, int err);

@@ -219,7 +219,7 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	struct sock *sk = &c->ss->sk;
 	struct spray_rmsg *rm;
 	u32 len = p->data.msg_len;
-	u32 charge;
+	u32 charge, extra;
 
 	rm = c->rx_last;
 	if (rm && rm->msg_id == p->data.msg_id)
@@ -234,7 +234,11 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	}
 	if (len > READ_ONCE(spray_conn_net(c)->cfg.max_msg))
 		return ERR_PTR(-EMSGSIZE);
-	charge = spray_rmsg_charge(len);
+	/* room for the skbs of its packets, if they are kept */
+	extra = min_t(u64, (u64)DIV_ROUND_UP(len, max(c->rx_mtu,
+						      p->data.frag_len)) *
+			   c->ss->rx_extra, len);
+	charge = spray_rmsg_charge(len, extra);
 	if (atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf) ||
 	    !spray_rmem_charge(sk, charge)) {
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RCVBUF_FULL);
@@ -255,6 +259,7 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	rm->from = c->remote;
 	rm->last_off = U32_MAX;
 	rm->charge = charge;
+	rm->extra_left = extra;
 	list_add_tail(&rm->node, &c->rmsgs);
 	c->rx_left_bytes += len;
 	c->rx_left_msgs++;
@@ -350,6 +355,76 @@ static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * Can the skb of a DATA packet with @len bytes of payload be kept, and
+ * what does it hold beyond them? One packet (a train that arrives whole
+ * is copied), of a size worth keeping, whose skb holds not much more than
+ * it (a small fragment in a page-sized buffer is copied).
+ */
+static bool spray_rx_keepable(const struct sk_buff *skb, u32 len, u32 *extra)
+{
+	if (skb_is_gso(skb) || skb_shared(skb) || len < SPRAY_KEEP_MIN ||
+	    skb->truesize > 2 * len)
+		return false;
+	*extra = skb->truesize > len ? skb->truesize - len : 0;
+	return true;
+}
+
+/* Learn what a packet's skb holds beyond its payload (&spray_sock.rx_extra). */
+static void spray_rx_learn_extra(struct spray_sock *ss,
+				 const struct sk_buff *skb, u32 len)
+{
+	u32 extra;
+
+	if (!spray_rx_keepable(skb, len, &extra))
+		return;
+	ss->rx_extra = ss->rx_extra ? (7 * ss->rx_extra + extra) / 8 : extra;
+}
+
+/*
+ * Keep @skb as it is for fragment @off..@off + @len of @rm instead of
+ * copying its payload (at @data_off from skb->data): recvmsg() copies it
+ * once, into the user's buffer. Kept when it can be
+ * (spray_rx_keepable()), the fragment lies on the message's grid, and
+ * what the skb holds beyond the payload fits what the message's admission
+ * reserved for it (&spray_rmsg.extra_left): the receive buffer's charge
+ * and the credit stay what they were promised. The skb loses what ties it
+ * to the way it came (route, conntrack).
+ *
+ * Return: true if kept (the caller still drops its own reference).
+ */
+static bool spray_rmsg_keep(struct spray_rmsg *rm, struct sk_buff *skb,
+			    u32 data_off, u32 off, u32 len)
+{
+	u32 extra, n, arr, i;
+
+	if (!rm->frag || !spray_rx_keepable(skb, len, &extra))
+		return false;
+	i = off / rm->frag;
+	if (!rm->skbs) {
+		n = DIV_ROUND_UP(rm->len, rm->frag);
+		arr = kmalloc_size_roundup(n * sizeof(*rm->skbs));
+		if (arr + extra > rm->extra_left)
+			return false;
+		rm->skbs = kcalloc(n, sizeof(*rm->skbs),
+				   GFP_ATOMIC | __GFP_NOWARN);
+		if (!rm->skbs)
+			return false;
+		rm->nskbs = n;
+		rm->extra_left -= arr;
+	}
+	if (extra > rm->extra_left || WARN_ON_ONCE(i >= rm->nskbs ||
+						   rm->skbs[i]))
+		return false;
+	rm->extra_left -= extra;
+	skb_orphan(skb);
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
+	SPRAY_RX_CB(skb)->data_off = data_off;
+	rm->skbs[i] = skb_get(skb);
+	return true;
 }
 
 /*
@@ -452,7 +527,7 @@ static void spray_rx_accepted(struct spray_conn *c, const struct spray_pkt *p,
 
 /* Return: SKB_NOT_DROPPED_YET if the packet was used, else why not. */
 static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
-					   const struct sk_buff *skb, u32 off,
+					   struct sk_buff *skb, u32 off,
 					   const struct spray_pkt *p, bool ce,
 					   u64 now, struct sk_buff_head *q)
 {
@@ -474,6 +549,7 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 		return spray_drop(sn, -err);
 	}
 	admitted = c->rx_left_msgs;
+	spray_rx_learn_extra(c->ss, skb, p->data.frag_len);
 	rm = spray_rmsg_get(c, p);
 	admitted = c->rx_left_msgs > admitted;
 	if (rm == ERR_PTR(-EINVAL))
@@ -500,9 +576,11 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 		if (err)
 			rm = ERR_PTR(err);
 	}
-	if (!IS_ERR(rm) && spray_rmsg_fill(rm, skb, off + p->hdr_len,
-					   p->data.frag_off,
-					   p->data.frag_len)) {
+	if (!IS_ERR(rm) && !spray_rmsg_keep(rm, skb, off + p->hdr_len,
+					    p->data.frag_off,
+					    p->data.frag_len) &&
+	    spray_rmsg_fill(rm, skb, off + p->hdr_len, p->data.frag_off,
+			    p->data.frag_len)) {
 		spray_rmsg_unfrag(rm, p->data.frag_off, p->data.frag_len);
 		rm = ERR_PTR(-ENOMEM);
 	}
@@ -671,7 +749,7 @@ static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
  * packet was used, else the kernel's reason for dropping it.
  */
 static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
-					     const struct sk_buff *skb,
+					     struct sk_buff *skb,
 					     u32 off, const struct spray_pkt *p,
 					     const struct spray_addr *peer,
 					     const struct spray_addr *to,
@@ -768,7 +846,7 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
  * it was used, else the kernel's reason for dropping it.
  */
 static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
-					  const struct sk_buff *skb,
+					  struct sk_buff *skb,
 					  u32 off, u32 len,
 					  const struct spray_addr *from,
 					  const struct spray_addr *to, bool ce,

@@ -420,7 +420,9 @@ more:
  * of the peer's size, rounded up per message); a new message is admitted
  * while the buffer is below SO_RCVBUF, and each of its packets may be a new
  * message costing a page: one packet per page free, at least one while
- * there is room. O(1): the per-connection sums are kept up to date.
+ * there is room, and what the skb it comes in may hold beyond its payload
+ * (&spray_sock.rx_extra, learned as TCP learns its len/truesize ratio).
+ * O(1): the per-connection sums are kept up to date.
  */
 u32 spray_conn_grant(struct spray_conn *c)
 {
@@ -436,7 +438,8 @@ u32 spray_conn_grant(struct spray_conn *c)
 	pkts = c->rx_left_bytes / cfg.mtu + c->rx_left_msgs;
 	room = (s64)READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
 	if (room > 0)
-		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1)), 1);
+		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1,
+							c->ss->rx_extra)), 1);
 	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
 		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */
 	grant = spray_rcc_grant_rx(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,

@@ -230,6 +230,10 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  *	spray_tmsg)
  * @errq_len: entries in @errq
  * @tx_bytes: bytes of the messages queued not yet acknowledged (SIOCOUTQ)
+ * @rx_extra: what a received packet's skb holds beyond its payload
+ *	(truesize - payload), a moving average of those it may keep
+ *	(spray_rmsg_keep()): a message's admission reserves it per packet,
+ *	the credit counts it
  * @rcc: receiver credit shared by the connections sending to us
  * @ordered: deliver each peer's messages in the order they were sent
  * @cc_mode: enum spray_cc_mode of the socket's connections
@@ -256,6 +260,7 @@ struct spray_sock {
 	struct list_head	rconns;
 	struct work_struct	fail_work;
 	u32			tx_bytes;
+	u32			rx_extra;
 	struct spray_rcc	rcc;
 	bool			ordered;
 	u8			cc_mode;
@@ -276,9 +281,16 @@ struct spray_sock {
  * @fmap: fragments received, bit i = [i * frag, (i + 1) * frag); NULL
  *	until @frag is known
  * @npages: entries in @pages
- * @pages: the data, page by page, allocated as fragments arrive
+ * @pages: the data, page by page, allocated as fragments arrive, of the
+ *	fragments copied (those not in @skbs)
+ * @nskbs: entries in @skbs (fragments of the grid)
+ * @skbs: the received skbs kept as they are, fragment i's in entry i
+ *	(payload at SPRAY_RX_CB(skb)->data_off), NULL for a fragment not
+ *	yet received or copied into @pages; NULL until one is kept
  * @charge: what it costs the receive buffer (sk_rmem_alloc): its pages,
  *	reserved when it is admitted, and its metadata
+ * @extra_left: what is left of the reservation for the skbs it keeps
+ *	beyond their payload (&spray_sock.rx_extra per packet at admission)
  * @skipped: not a message: the place of one the receiver refused (longer
  *	than max-msg), so that ordered delivery goes past it
  */
@@ -293,7 +305,10 @@ struct spray_rmsg {
 	unsigned long		*fmap;
 	u32			npages;
 	struct page		**pages;
+	u32			nskbs;
+	struct sk_buff		**skbs;
 	u32			charge;
+	u32			extra_left;
 	bool			skipped;
 };
 
@@ -302,6 +317,13 @@ struct spray_rmsg {
  * fragments fill a packet of at least the IPv4 minimum MTU (576).
  */
 #define SPRAY_MIN_FRAG		256
+
+/*
+ * Smallest fragment whose skb a message keeps instead of copying its
+ * payload (spray_rmsg_keep()): below it the copy costs less than the
+ * memory the skb would pin.
+ */
+#define SPRAY_KEEP_MIN		512
 
 /* &spray_sock.flags */
 #define SPRAY_SS_GONE		0	/* orphan torn down (work or netns exit) */
@@ -349,6 +371,7 @@ void spray_sock_rmem_freed(struct spray_sock *ss);
 void spray_sock_set_cc_mode(struct spray_sock *ss, u8 mode);
 bool spray_sock_wspace(const struct sock *sk);
 void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm);
+int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len);
 
 /* af_spray.c */
 int spray_af_init(void);

@@ -125,7 +125,9 @@ fi
 	printf '%q ' "$@"; echo
 	echo 'echo $? > /mnt/rc'
 	echo 'dmesg > /mnt/dmesg.log; cat /proc/sys/kernel/tainted > /mnt/tainted'
-	echo 'sync; echo o > /proc/sysrq-trigger; sleep 10'
+	# wait for the power-off in the shell itself: the 9p root (and with
+	# it /bin/sleep) may be gone before it completes
+	echo 'sync; echo o > /proc/sysrq-trigger; while :; do :; done'
 } >"$OUT/.vm-run"
 
 # A guest that dies before the command starts (seen: an int3 oops in the

@@ -152,6 +152,53 @@ TEST_F(pair, truncation_like_udp)
 	EXPECT_EQ(EAGAIN, errno);
 }
 
+/*
+ * A message of many fragments read into a scattered buffer whose pieces
+ * end inside fragments and pages (the receiver keeps most fragments in the
+ * skbs they came in, and copies the rest: both kinds are read here), then
+ * one peeked and read truncated in the middle of a fragment: every byte
+ * where it belongs.
+ */
+TEST_F(pair, scattered_and_truncated_reads_of_a_long_message)
+{
+	static const size_t piece[] = { 1, 999, 4095, 7, 1500, 8193, 3 };
+	const size_t len = 300000, cut = 123457;
+	unsigned char *tx, *rx, *p;
+	struct iovec iov[8];
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 8 };
+	size_t i, sum = 0;
+	ssize_t n;
+
+	tx = malloc(len);
+	rx = malloc(len);
+	ASSERT_TRUE(tx && rx);
+	fill(tx, len, 11);
+	ASSERT_EQ((ssize_t)len, spray_sendto(self->a, tx, len, &self->sb));
+	ASSERT_EQ((ssize_t)len, spray_sendto(self->a, tx, len, &self->sb));
+	memset(rx, 0, len);
+	for (i = 0, p = rx; i < 7; p += piece[i], sum += piece[i], i++) {
+		iov[i].iov_base = p;
+		iov[i].iov_len = piece[i];
+	}
+	iov[7].iov_base = p;
+	iov[7].iov_len = len - sum;
+	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+	EXPECT_EQ((ssize_t)len, recvmsg(self->b, &m, 0));
+	EXPECT_EQ(0, memcmp(tx, rx, len));
+	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+	memset(rx, 0, len);
+	n = recv(self->b, rx, cut, MSG_PEEK);
+	EXPECT_EQ((ssize_t)cut, n);
+	EXPECT_EQ(0, memcmp(tx, rx, cut));
+	memset(rx, 0, len);
+	n = recv(self->b, rx, cut, MSG_TRUNC);
+	EXPECT_EQ((ssize_t)len, n);
+	EXPECT_EQ(0, memcmp(tx, rx, cut));
+	EXPECT_EQ(0, rx[cut]);
+	free(tx);
+	free(rx);
+}
+
 TEST_F(pair, recvmsg_flags_truncated)
 {
 	char buf[64] = "hello", got[2];
