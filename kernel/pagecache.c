@@ -11,6 +11,13 @@
  * is read (a message is sent, or delivered, only once all its bytes are
  * in). A few per CPU, as page_pool's cache: 256 KiB of pages and 256 KiB
  * of 32 KiB chunks at most per CPU.
+ *
+ * A chunk whose message is acknowledged while a packet still holds it (a
+ * receiver on this host keeps the skbs it received until they are read)
+ * is held, with our reference, up to 512 KiB per CPU, and reused once
+ * ours is the only reference left, as TCP reuses its page fragment
+ * (sk_page_frag_refill()): a sender and receiver on one host, over a veth,
+ * would otherwise zero a new chunk for every one the receiver frees.
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -22,13 +29,32 @@
 
 #define SPRAY_PCACHE_PAGES	64
 #define SPRAY_PCACHE_CHUNKS	8
+#define SPRAY_PCACHE_HELD	16
 
 struct spray_pcache {
 	struct page	*pages[SPRAY_PCACHE_PAGES];
 	struct page	*chunks[SPRAY_PCACHE_CHUNKS];
+	struct page	*held[SPRAY_PCACHE_HELD];
 	unsigned int	npages;
 	unsigned int	nchunks;
+	unsigned int	nheld;
 };
+
+/* A held chunk nobody else references any more, or NULL. */
+static struct page *spray_pcache_unheld(struct spray_pcache *pc)
+{
+	struct page *pg;
+	unsigned int i;
+
+	for (i = 0; i < pc->nheld; i++) {
+		pg = pc->held[i];
+		if (page_ref_count(pg) == 1) {
+			pc->held[i] = pc->held[--pc->nheld];
+			return pg;
+		}
+	}
+	return NULL;
+}
 
 static DEFINE_PER_CPU(struct spray_pcache, spray_pcache);
 
@@ -53,6 +79,8 @@ struct page *spray_page_alloc(unsigned int order, gfp_t gfp)
 		pg = pc->pages[--pc->npages];
 	else if (order == SPRAY_TMSG_ORDER && pc->nchunks)
 		pg = pc->chunks[--pc->nchunks];
+	else if (order == SPRAY_TMSG_ORDER)
+		pg = spray_pcache_unheld(pc);
 	local_bh_enable();
 	if (pg)
 		return pg;
@@ -70,12 +98,19 @@ void spray_page_free(struct page *pg, unsigned int order)
 {
 	struct spray_pcache *pc;
 
-	if ((order && order != SPRAY_TMSG_ORDER) || page_ref_count(pg) != 1 ||
+	if ((order && order != SPRAY_TMSG_ORDER) ||
+	    (!order && page_ref_count(pg) != 1) ||
 	    page_is_pfmemalloc(pg) || page_to_nid(pg) != numa_mem_id())
 		goto put;
 	local_bh_disable();
 	pc = this_cpu_ptr(&spray_pcache);
-	if (!order && pc->npages < SPRAY_PCACHE_PAGES) {
+	if (order && page_ref_count(pg) != 1) {
+		/* still in a packet: held until it comes back */
+		if (pc->nheld < SPRAY_PCACHE_HELD) {
+			pc->held[pc->nheld++] = pg;
+			pg = NULL;
+		}
+	} else if (!order && pc->npages < SPRAY_PCACHE_PAGES) {
 		pc->pages[pc->npages++] = pg;
 		pg = NULL;
 	} else if (order && pc->nchunks < SPRAY_PCACHE_CHUNKS) {
@@ -101,5 +136,7 @@ void spray_page_cache_drain(void)
 			put_page(pc->pages[--pc->npages]);
 		while (pc->nchunks)
 			put_page(pc->chunks[--pc->nchunks]);
+		while (pc->nheld)
+			put_page(pc->held[--pc->nheld]);
 	}
 }
