@@ -449,7 +449,7 @@ static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	lock_sock(sk);
 	for (;;) {
-		DEFINE_WAIT_FUNC(wait, woken_wake_function);
+		DEFINE_WAIT_FUNC(wait, spray_reader_wake);
 
 		spin_lock_bh(&ss->lock);
 		rm = list_first_entry_or_null(&ss->rxq, struct spray_rmsg,

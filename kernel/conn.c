@@ -551,6 +551,30 @@ static void spray_sock_wake(struct sock *sk, __poll_t events)
 	rcu_read_unlock();
 }
 
+/*
+ * Wake-up functions of a reader sleeping in recvmsg() and a writer in
+ * sendmsg(): each wakes for its own events (and errors, shutdown: a wake-up
+ * without a key), as datagram sockets' receiver_wake_function() does. A
+ * request/response program sleeping in recvmsg() would otherwise wake up
+ * and sleep again for the write space that every ACK makes.
+ */
+int spray_reader_wake(struct wait_queue_entry *wait, unsigned int mode,
+		      int sync, void *key)
+{
+	if (key && !(key_to_poll(key) &
+		     (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP)))
+		return 0;
+	return woken_wake_function(wait, mode, sync, key);
+}
+
+int spray_writer_wake(struct wait_queue_entry *wait, unsigned int mode,
+		      int sync, void *key)
+{
+	if (key && !(key_to_poll(key) & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+		return 0;
+	return woken_wake_function(wait, mode, sync, key);
+}
+
 void spray_write_space(struct sock *sk)
 {
 	if (!spray_sock_wspace(sk))

@@ -363,6 +363,10 @@ void spray_conn_trace_cc(struct spray_conn *c);
 bool spray_conn_tx_done(const struct spray_conn *c);
 int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn);
 u32 spray_new_cid(void);
+int spray_reader_wake(struct wait_queue_entry *wait, unsigned int mode,
+		      int sync, void *key);
+int spray_writer_wake(struct wait_queue_entry *wait, unsigned int mode,
+		      int sync, void *key);
 bool spray_rmem_charge(struct sock *sk, u32 size);
 void spray_rmem_uncharge(struct sock *sk, u32 size);
 u32 spray_rmsg_charge(u32 len, u32 extra);

@@ -634,7 +634,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
 	for (;;) {
-		DEFINE_WAIT_FUNC(wait, woken_wake_function);
+		DEFINE_WAIT_FUNC(wait, spray_writer_wake);
 
 		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
 			return -EPIPE;
