@@ -154,10 +154,10 @@ TEST_F(pair, truncation_like_udp)
 
 /*
  * A message of many fragments read into a scattered buffer whose pieces
- * end inside fragments and pages (the receiver keeps most fragments in the
- * skbs they came in, and copies the rest: both kinds are read here), then
- * one peeked and read truncated in the middle of a fragment: every byte
- * where it belongs.
+ * end inside fragments and pages (the receiver keeps fragments in the skbs
+ * they came in, or copies them into pages: recvmsg() walks whichever it
+ * has), then one peeked and read truncated in the middle of a fragment:
+ * every byte where it belongs.
  */
 TEST_F(pair, scattered_and_truncated_reads_of_a_long_message)
 {
