@@ -211,6 +211,23 @@ spray_lib_netem_paths() {
 	done
 }
 
+# spray_lib_ev_split FILE: the EVs (UDP source ports) in FILE, a
+# "sprayctl -t paths" table of h1's, counted per path of the fabric
+# (spray_lib_setup_fabric): "n0 n1 ...", the number of EVs whose packets sw's
+# ECMP hash forwards on p0, p1, ... (asked of sw's routing table, with the
+# packets' real ports). The sender cannot see the hash: 256 random ports
+# give a path 25% +- 2.7 of them, and that, not the sender, is what a path's
+# share of a sprayed transfer follows.
+spray_lib_ev_split() {
+	local ctl=$here/../userspace/sprayctl/sprayctl udp
+	udp=$(ip netns exec "$h2" "$ctl" -t show | awk '$1 == "udp-port" { print $2 }')
+	awk -v d="$udp" -v s=$H1_ADDR -v t=$H2_ADDR \
+		'{ print "route get " t " from " s " iif s0 ipproto udp sport " $2 " dport " d }' "$1" |
+		ip -n "$sw" -batch - | awk -v n="$NPATHS" '
+		{ for (i = 1; i < NF; i++) if ($i == "dev") { sub("p", "", $(i + 1)); c[$(i + 1)]++ } }
+		END { for (i = 0; i < n; i++) printf "%d ", c[i]; print "" }'
+}
+
 # spray_lib_share_ok "BEFORE" "AFTER" LO HI: every path carried LO..HI % of the packets
 spray_lib_share_ok() {
 	python3 - "$1" "$2" "$3" "$4" <<'PY'
@@ -222,6 +239,21 @@ t = sum(d) or 1
 shares = [100.0 * x / t for x in d]
 print("# per-path packets", d, "shares %", ["%.1f" % s for s in shares])
 sys.exit(0 if all(float(sys.argv[3]) <= s <= float(sys.argv[4]) for s in shares) else 1)
+PY
+}
+
+# spray_lib_share_follows "BEFORE" "AFTER" "WEIGHTS" TOL: every path's share
+# of the packets is within TOL points of its share of WEIGHTS
+spray_lib_share_follows() {
+	python3 - "$@" <<'PY'
+import sys
+b, a, w = ([int(x) for x in v.split()] for v in sys.argv[1:4])
+d = [y - x for x, y in zip(b, a)]
+t, tw = sum(d) or 1, sum(w) or 1
+got = [100.0 * x / t for x in d]
+want = [100.0 * x / tw for x in w]
+print("# per-path share %", ["%.1f" % g for g in got], "EV share %", ["%.1f" % x for x in want])
+sys.exit(0 if all(abs(g - x) <= float(sys.argv[4]) for g, x in zip(got, want)) else 1)
 PY
 }
 
