@@ -399,7 +399,9 @@ static int spray_nl_fill_peer(struct spray_nl_dump *d,
 			      SPRAY_A_PEER_PAD) ||
 	    nla_put_u64_64bit(skb, SPRAY_A_PEER_RX_PKTS, pi->rx_pkts,
 			      SPRAY_A_PEER_PAD) ||
-	    nla_put_u32(skb, SPRAY_A_PEER_ECN_MARKED, pi->ecn_marked_ppm)) {
+	    nla_put_u32(skb, SPRAY_A_PEER_ECN_MARKED, pi->ecn_marked_ppm) ||
+	    nla_put_u32(skb, SPRAY_A_PEER_BDP, pi->bdp) ||
+	    nla_put_u32(skb, SPRAY_A_PEER_RCV_BDP, pi->rcv_bdp)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -35,6 +35,9 @@ struct net;
  * @retx_pkts: DATA packets sent again
  * @rx_pkts: DATA packets accepted
  * @ecn_marked_ppm: recently acknowledged packets CE-marked, parts per million
+ * @bdp: the peer's BDP as this end sends to it (learned), bytes; 0 if none
+ * @rcv_bdp: the BDP this end grants credit for as the peer's receiver,
+ *	bytes; 0 if the peer has not sent
  */
 struct spray_peer_info {
 	u32			id;
@@ -53,6 +56,8 @@ struct spray_peer_info {
 	u64			retx_pkts;
 	u64			rx_pkts;
 	u32			ecn_marked_ppm;
+	u32			bdp;
+	u32			rcv_bdp;
 };
 
 /**

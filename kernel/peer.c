@@ -26,8 +26,10 @@ static void spray_peer_fill(const struct spray_conn *c,
 	pi->remote = c->remote;
 	pi->remote_cid = c->peer_cid;
 	pi->rx_pkts = c->stat_rx;
-	if (c->peer_cid)
+	if (c->peer_cid) {
 		pi->grant_outstanding = c->rcc.grant - c->rx.cum;
+		pi->rcv_bdp = spray_rcc_bdp(&c->ss->rcc, &c->rcc, &c->cc);
+	}
 	pi->state = SPRAY_NL_PEER_STATE_IDLE;
 	if (c->tx_ready) {
 		pi->local_cid = c->local_cid;
@@ -35,6 +37,7 @@ static void spray_peer_fill(const struct spray_conn *c,
 		pi->min_rtt_us = c->tw.min_rtt_ns / NSEC_PER_USEC;
 		pi->rto_us = c->tw.rto_ns / NSEC_PER_USEC;
 		pi->cwnd = c->nscc.cwnd;
+		pi->bdp = c->nscc.bdp;
 		pi->in_flight = c->tw.inflight;
 		pi->tx_pkts = c->stat_tx;
 		pi->retx_pkts = c->stat_retx;

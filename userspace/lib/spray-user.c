@@ -187,6 +187,8 @@ const struct ynl_policy_attr spray_peer_policy[SPRAY_A_PEER_MAX + 1] = {
 	[SPRAY_A_PEER_RX_PKTS] = { .name = "rx-pkts", .type = YNL_PT_U64, },
 	[SPRAY_A_PEER_ECN_MARKED] = { .name = "ecn-marked", .type = YNL_PT_U32, },
 	[SPRAY_A_PEER_PAD] = { .name = "pad", .type = YNL_PT_IGNORE, },
+	[SPRAY_A_PEER_BDP] = { .name = "bdp", .type = YNL_PT_U32, },
+	[SPRAY_A_PEER_RCV_BDP] = { .name = "rcv-bdp", .type = YNL_PT_U32, },
 };
 
 const struct ynl_policy_nest spray_peer_nest = {
@@ -884,6 +886,16 @@ int spray_peers_rsp_dump_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.ecn_marked = 1;
 			dst->ecn_marked = ynl_attr_get_u32(attr);
+		} else if (type == SPRAY_A_PEER_BDP) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.bdp = 1;
+			dst->bdp = ynl_attr_get_u32(attr);
+		} else if (type == SPRAY_A_PEER_RCV_BDP) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.rcv_bdp = 1;
+			dst->rcv_bdp = ynl_attr_get_u32(attr);
 		}
 	}
 

@@ -333,6 +333,8 @@ struct spray_peers_rsp_dump {
 		__u32 retx_pkts:1;
 		__u32 rx_pkts:1;
 		__u32 ecn_marked:1;
+		__u32 bdp:1;
+		__u32 rcv_bdp:1;
 	} _present;
 
 	__u32 id;
@@ -351,6 +353,8 @@ struct spray_peers_rsp_dump {
 	__u64 retx_pkts;
 	__u64 rx_pkts;
 	__u32 ecn_marked;
+	__u32 bdp;
+	__u32 rcv_bdp;
 };
 
 struct spray_peers_rsp_list {

@@ -241,7 +241,7 @@ static const struct col peer_cols[] = {
 	{ "srtt-us", true }, { "min-rtt-us", true }, { "rto-us", true },
 	{ "cwnd", true }, { "grant-outstanding", true }, { "in-flight", true },
 	{ "tx-pkts", true }, { "retx-pkts", true }, { "rx-pkts", true },
-	{ "ecn-marked-ppm", true },
+	{ "ecn-marked-ppm", true }, { "bdp", true }, { "rcv-bdp", true },
 };
 
 int cmd_peers(int argc, char **argv)
@@ -310,6 +310,8 @@ int cmd_peers(int argc, char **argv)
 		rec_u64(o, "retx-pkts", p->retx_pkts);
 		rec_u64(o, "rx-pkts", p->rx_pkts);
 		rec_u64(o, "ecn-marked-ppm", p->ecn_marked);
+		rec_u64(o, "bdp", p->bdp);
+		rec_u64(o, "rcv-bdp", p->rcv_bdp);
 	}
 	spray_peers_rsp_list_free(l);
 	print_table(peer_cols, sizeof(peer_cols) / sizeof(peer_cols[0]), &rs);
