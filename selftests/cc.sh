@@ -14,7 +14,10 @@
 # 3. a ping across the bottleneck while AF_SPRAY runs: its queueing delay
 #    (p99 RTT minus the idle path's p99 RTT) within twice the AQM target;
 # 4. two AF_SPRAY flows share fairly (Jain >= 0.9), and beside a TCP flow
-#    neither starves (each >= 20% of the bottleneck).
+#    neither starves (each >= 20% of the bottleneck);
+# 5. over a long path (250 ms RTT) the peer's BDP is learned: sprayctl
+#    peers shows the sender's bdp and the receiver's rcv-bdp grown from
+#    their 256 KiB start to about the link rate x min RTT.
 #
 # Goodput counts payload: the bottleneck's payload capacity is the rate
 # times payload / wire bytes of a full packet (headers included: Ethernet,
@@ -238,5 +241,60 @@ spray_lib_check_speed "beside a TCP flow: AF_SPRAY gets >= 20% ($(ratio "$BPS" "
 	ge "$BPS" "0.2 * $CAP"
 spray_lib_check_speed "beside AF_SPRAY: TCP gets >= 20% ($(ratio "${TBPS:-0}" "$CAP"))" \
 	ge "${TBPS:-0}" "0.2 * $CAP"
+
+# 5. A long path: the peer's BDP is learned, not configured. The bottleneck
+# at $LONG_MBIT Mbit/s, $LONG_MS ms more on the way back (netem on r's ACKs),
+# bdp-bytes at its default cap (16 MiB) on both ends: a window that starts
+# at 256 KiB must grow to the link rate x min RTT (about twice that), and
+# sprayctl peers shows the learning: the sender's bdp above its start and
+# at most twice the link's BDP; the receiver's rcv-bdp (its receive rate
+# plus a quarter, times the sender's min RTT) likewise.
+LONG_MBIT=${CC_LONG_MBIT:-20}
+LONG_MS=${CC_LONG_MS:-250}
+for s in "$r" "${S[1]}"; do ip netns exec "$s" "$SC" set cc-mode both bdp-bytes 16777216; done
+ip netns exec "$sw" tc qdisc change dev b0 root handle 1: tbf \
+	rate "${LONG_MBIT}mbit" burst 16k limit 3000000
+ip netns exec "$r" tc qdisc replace dev e0 root netem delay "${LONG_MS}ms" limit 100000
+# peer FIELD FILE: FIELD of the busiest peer in FILE (sprayctl -j peers), or 0
+peer() {
+	python3 -c '
+import json, sys
+p = json.load(open(sys.argv[2]))
+p = max(p, key=lambda x: x["tx-pkts"] + x["rx-pkts"], default=None)
+print(p[sys.argv[1]] if p else 0)' "$1" "$2" 2>/dev/null || echo 0
+}
+# sample: the sender's and the receiver's peers, the last ones taken while
+# the sender's connection is there; true once the sender is gone
+sample() {
+	ip netns exec "${S[1]}" "$SC" -j peers >"$T/tx.new" 2>/dev/null
+	ip netns exec "$r" "$SC" -j peers >"$T/rx.new" 2>/dev/null
+	[ "$(peer bdp "$T/tx.new")" -gt 0 ] && cp "$T/tx.new" "$T/tx.json" && cp "$T/rx.new" "$T/rx.json"
+	! kill -0 $spid 2>/dev/null
+}
+echo '[]' >"$T/tx.json"; echo '[]' >"$T/rx.json"
+sink_start $((256 * 65536))
+senders_run 1 256 65536 &
+spid=$!
+spray_lib_busywait 120000 sample
+wait $spid
+rc=$?
+wait $SINK
+BPS=$(total bps)
+bdp=$(peer bdp "$T/tx.json") rtt=$(peer min-rtt-us "$T/tx.json") rbdp=$(peer rcv-bdp "$T/rx.json")
+link=$(python3 -c "print(int($LONG_MBIT * 1e6 / 8 * ($rtt / 1e6)))")
+echo "# long path: goodput $(python3 -c "print('%.1f' % ($BPS / 1e6))") Mbit/s of $LONG_MBIT; sender" \
+     "min RTT $rtt us, bdp $bdp, cwnd $(peer cwnd "$T/tx.json"); receiver rcv-bdp $rbdp;" \
+     "link rate x min RTT $link bytes"
+spray_lib_check "long path: the transfer completes" [ $rc -eq 0 ]
+spray_lib_check "long path: the sender's min RTT is the path's (>= $LONG_MS ms)" \
+	[ "$rtt" -ge $((LONG_MS * 1000)) ]
+spray_lib_check_speed "long path: the sender's bdp grew past its start (256 KiB): $bdp" \
+	[ "$bdp" -gt $((256 * 1024)) ]
+spray_lib_check "long path: the sender's bdp is at most twice rate x min RTT ($bdp <= 2 x $link)" \
+	[ "$bdp" -le $((2 * link)) ]
+spray_lib_check_speed "long path: the receiver's rcv-bdp grew past its start: $rbdp" \
+	[ "$rbdp" -gt $((256 * 1024)) ]
+spray_lib_check "long path: the receiver's rcv-bdp is at most 2.5 times rate x min RTT ($rbdp)" \
+	[ "$rbdp" -le $((5 * link / 2)) ]
 
 spray_lib_tap_end
