@@ -263,12 +263,14 @@ p = json.load(open(sys.argv[2]))
 p = max(p, key=lambda x: x["tx-pkts"] + x["rx-pkts"], default=None)
 print(p[sys.argv[1]] if p else 0)' "$1" "$2" 2>/dev/null || echo 0
 }
-# sample: the sender's and the receiver's peers, the last ones taken while
-# the sender's connection is there; true once the sender is gone
+# sample: the sender's and the receiver's peers, each the last taken while
+# its connection was there (the receiver may close first); true once the
+# sender is gone
 sample() {
 	ip netns exec "${S[1]}" "$SC" -j peers >"$T/tx.new" 2>/dev/null
 	ip netns exec "$r" "$SC" -j peers >"$T/rx.new" 2>/dev/null
-	[ "$(peer bdp "$T/tx.new")" -gt 0 ] && cp "$T/tx.new" "$T/tx.json" && cp "$T/rx.new" "$T/rx.json"
+	[ "$(peer bdp "$T/tx.new")" -gt 0 ] && cp "$T/tx.new" "$T/tx.json"
+	[ "$(peer rcv-bdp "$T/rx.new")" -gt 0 ] && cp "$T/rx.new" "$T/rx.json"
 	! kill -0 $spid 2>/dev/null
 }
 echo '[]' >"$T/tx.json"; echo '[]' >"$T/rx.json"
