@@ -290,6 +290,8 @@ echo "# long path: goodput $(python3 -c "print('%.1f' % ($BPS / 1e6))") Mbit/s o
 spray_lib_check "long path: the transfer completes" [ $rc -eq 0 ]
 spray_lib_check "long path: the sender's min RTT is the path's (>= $LONG_MS ms)" \
 	[ "$rtt" -ge $((LONG_MS * 1000)) ]
+spray_lib_check "long path: peers showed the sender's bdp and the receiver's rcv-bdp ($bdp, $rbdp)" \
+	[ "$bdp" -gt 0 -a "$rbdp" -gt 0 ]
 spray_lib_check_speed "long path: the sender's bdp grew past its start (256 KiB): $bdp" \
 	[ "$bdp" -gt $((256 * 1024)) ]
 spray_lib_check "long path: the sender's bdp is at most twice rate x min RTT ($bdp <= 2 x $link)" \
