@@ -359,16 +359,22 @@ static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
 
 /*
  * Can the skb of a DATA packet with @len bytes of payload be kept, and
- * what does it hold beyond them? One packet (a train that arrives whole
- * is copied), of a size worth keeping, whose skb holds not much more than
- * it (a small fragment in a page-sized buffer is copied).
+ * what does it hold beyond them? A packet of a size worth keeping, whose
+ * skb holds not much more than it (a small fragment in a page-sized
+ * buffer is copied). A train that arrived whole (GSO) is kept packet by
+ * packet, each in a clone of it: a packet's share of the train's memory,
+ * and the clone's own head, is what it holds.
  */
 static bool spray_rx_keepable(const struct sk_buff *skb, u32 len, u32 *extra)
 {
-	if (skb_is_gso(skb) || skb_shared(skb) || len < SPRAY_KEEP_MIN ||
-	    skb->truesize > 2 * len)
+	u32 size = skb->truesize;
+
+	if (skb_is_gso(skb))
+		size = size / DIV_ROUND_UP(skb->len, skb_shinfo(skb)->gso_size) +
+		       SKB_DATA_ALIGN(sizeof(struct sk_buff));
+	if (skb_shared(skb) || len < SPRAY_KEEP_MIN || size > 2 * len)
 		return false;
-	*extra = skb->truesize > len ? skb->truesize - len : 0;
+	*extra = size > len ? size - len : 0;
 	return true;
 }
 
@@ -384,9 +390,10 @@ static void spray_rx_learn_extra(struct spray_sock *ss,
 }
 
 /*
- * Keep @skb as it is for fragment @off..@off + @len of @rm instead of
- * copying its payload (at @data_off from skb->data): recvmsg() copies it
- * once, into the user's buffer. Kept when it can be
+ * Keep @skb as it is (or a clone of it, for one packet of a train) for
+ * fragment @off..@off + @len of @rm instead of copying its payload (at
+ * @data_off from skb->data): recvmsg() copies it once, into the user's
+ * buffer. Kept when it can be
  * (spray_rx_keepable()), the fragment lies on the message's grid, and
  * what the skb holds beyond the payload fits what the message's admission
  * reserved for it (&spray_rmsg.extra_left): the receive buffer's charge
@@ -418,12 +425,20 @@ static bool spray_rmsg_keep(struct spray_rmsg *rm, struct sk_buff *skb,
 	if (extra > rm->extra_left || WARN_ON_ONCE(i >= rm->nskbs ||
 						   rm->skbs[i]))
 		return false;
-	rm->extra_left -= extra;
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	nf_reset_ct(skb);
+	if (skb_is_gso(skb)) {
+		/* one packet of a train: its own clone, the data shared */
+		skb = skb_clone(skb, GFP_ATOMIC);
+		if (!skb)
+			return false;
+	} else {
+		skb_get(skb);
+	}
+	rm->extra_left -= extra;
 	SPRAY_RX_CB(skb)->data_off = data_off;
-	rm->skbs[i] = skb_get(skb);
+	rm->skbs[i] = skb;
 	return true;
 }
 
@@ -842,15 +857,18 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 }
 
 /*
- * One packet at @off (@len bytes) of @skb. Return: SKB_NOT_DROPPED_YET if
- * it was used, else the kernel's reason for dropping it.
+ * One packet at @off (@len bytes) of @skb, under the lock of its socket:
+ * taken here, and kept in *@locked for the skb's next packets, which are
+ * most often the same connection's (a train). Return: SKB_NOT_DROPPED_YET
+ * if it was used, else the kernel's reason for dropping it.
  */
 static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 					  struct sk_buff *skb,
 					  u32 off, u32 len,
 					  const struct spray_addr *from,
 					  const struct spray_addr *to, bool ce,
-					  u64 now, struct sk_buff_head *q)
+					  u64 now, struct sk_buff_head *q,
+					  struct spray_sock **locked)
 {
 	struct spray_addr peer = *from;
 	enum skb_drop_reason drop;
@@ -878,11 +896,15 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		}
 		return SKB_DROP_REASON_NO_SOCKET;
 	}
-	spin_lock_bh(&ss->lock);
+	if (ss != *locked) {
+		if (*locked)
+			spin_unlock_bh(&(*locked)->lock);
+		spin_lock_bh(&ss->lock);
+		*locked = ss;
+	}
 	drop = spray_rcv_locked(ss, skb, off, &p, &peer, to, ce, now, q, &c);
 	if (c)
 		spray_conn_arm(c, now);
-	spin_unlock_bh(&ss->lock);
 	return drop;
 }
 
@@ -897,9 +919,9 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
  * @ce: the IP header carried ECN CE
  *
  * Softirq, under rcu_read_lock(). Answers go out once the socket lock is
- * released; the skb's packets are taken one by one, each under the lock
- * of its socket (the kernels of the matrix cut a GSO train before a
- * tunnel socket sees it: one packet per skb). Only packets valid for a
+ * released; the skb's packets are taken one by one under the lock of
+ * their socket, taken once for a train (one clock read, one lock, one
+ * transmission of the answers for all its packets). Only packets valid for a
  * connection (DATA of its incarnation, ACKs and NACKs naming our
  * incarnation, PROBEs of the peer's) count as activity that keeps it from
  * idling out.
@@ -910,6 +932,7 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 {
 	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
 	enum skb_drop_reason drop = SKB_DROP_REASON_PKT_TOO_SMALL;
+	struct spray_sock *locked = NULL;
 	u64 now = ktime_get_ns();
 	struct sk_buff_head q;
 	bool used = false;
@@ -921,16 +944,18 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		drop = spray_drop(sn, SPRAY_DROP_SHORT);
 	for (off = 0; seg && off < skb->len; off += len) {
 		len = min(seg, skb->len - off);
-		drop = spray_rcv_one(sn, skb, off, len, from, to, ce, now, &q);
+		drop = spray_rcv_one(sn, skb, off, len, from, to, ce, now, &q,
+				     &locked);
 		if (drop == SKB_NOT_DROPPED_YET)
 			used = true;
 	}
+	if (locked)
+		spin_unlock_bh(&locked->lock);
 	spray_xmit_queue(sn, &q);
 	/*
-	 * One packet per skb on the kernels of the matrix (a train is cut
-	 * before the tunnel socket): its fate is the skb's. Of a train that
-	 * arrives whole, the skb was used if any of its packets was, else it
-	 * is dropped for the last one's reason.
+	 * A packet's fate is its skb's. Of a train that arrived whole, the
+	 * skb was used if any of its packets was (the ones kept hold clones),
+	 * else it is dropped for the last one's reason.
 	 */
 	if (used)
 		consume_skb(skb);

@@ -258,8 +258,9 @@ static int spray_train_add(struct sk_buff *skb, const struct spray_pkt *p,
  * New fragments, from message @m on, as one train of at most @k packets on
  * entropy value @ev: one skb, one GSO segment per packet (each with its own
  * AF_SPRAY header, one UDP source port), that goes down the stack once and
- * is cut where it must be (a device without UDP GSO; a receiver's UDP
- * layer, before our tunnel socket sees it). Every packet but the last of a
+ * is cut where it must be (a device without UDP GSO); a receiver on a
+ * veth takes it whole, and one behind a NIC whose GRO merges it again.
+ * Every packet but the last of a
  * train is a full fragment (GSO segments have one size), so a train ends
  * at a message's last fragment when that one is short; and at the skb's
  * frags (a header and one to three chunks of data per packet). Return: the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AF_SPRAY over UDP: the namespace's UDP sockets (IPv4 and IPv6), the
- * receive hook and transmission with a per-packet UDP source port (the
+ * AF_SPRAY over UDP: the namespace's UDP sockets (IPv4 and IPv6), what
+ * they receive and transmission with a per-packet UDP source port (the
  * entropy value).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -21,26 +21,45 @@
 #include "conn.h"
 
 /*
- * Called by UDP for every datagram to the namespace's AF_SPRAY port, in
- * softirq under rcu_read_lock(), with the checksum verified and skb->data at
- * the UDP header. Datagrams to a broadcast or multicast address are dropped
- * (SPRAY_DROP_ADDR): state and answers are for unicast peers only. Returns
- * 0: the skb is always consumed.
+ * One datagram of the namespace's UDP socket, as UDP queued it: a
+ * sender's train (UDP GSO) or the packets GRO merged, whole, or one
+ * packet. skb->data is at the payload (UDP pulled its header); UDP keeps
+ * its scratch in skb->dev. The checksum is verified here (UDP leaves that
+ * to recvmsg()). Datagrams to a broadcast or multicast address are dropped
+ * (SPRAY_DROP_ADDR): state and answers are for unicast peers only; for
+ * IPv4, IP_PKTINFO's specific destination, which is the destination
+ * itself for a local unicast address only, tells them apart (UDP dropped
+ * the route). Softirq, under rcu_read_lock(); the skb is consumed.
  */
-static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
+static void spray_udp_rcv(struct spray_net *sn, struct sk_buff *skb)
 {
-	struct spray_net *sn = rcu_dereference_sk_user_data(sk);
 	enum skb_drop_reason reason = SKB_DROP_REASON_NO_SOCKET;
+	bool csum_ok = udp_skb_csum_unnecessary(skb);
 	struct spray_addr from = {}, to = {};
+	bool v4 = skb->protocol == htons(ETH_P_IP);
 	bool ce;
 
+	/* UDP's scratch, not a device: nothing after us may follow it */
+	skb->dev = NULL;
 	if (!sn)
 		goto drop;
-	if (skb->protocol == htons(ETH_P_IP)) {
+	if (!csum_ok && __udp_lib_checksum_complete(skb)) {
+		if (v4) {
+			__UDP_INC_STATS(sn->net, UDP_MIB_CSUMERRORS, 0);
+			__UDP_INC_STATS(sn->net, UDP_MIB_INERRORS, 0);
+		} else {
+			__UDP6_INC_STATS(sn->net, UDP_MIB_CSUMERRORS, 0);
+			__UDP6_INC_STATS(sn->net, UDP_MIB_INERRORS, 0);
+		}
+		reason = SKB_DROP_REASON_UDP_CSUM;
+		goto drop;
+	}
+	if (v4) {
 		const struct iphdr *iph = ip_hdr(skb);
+		__be32 spec = PKTINFO_SKB_CB(skb)->ipi_spec_dst.s_addr;
 
-		if (skb_rtable(skb) && (skb_rtable(skb)->rt_flags &
-					(RTCF_BROADCAST | RTCF_MULTICAST)))
+		if (spec ? spec != iph->daddr :
+		    ipv4_is_multicast(iph->daddr) || ipv4_is_lbcast(iph->daddr))
 			goto drop_addr;
 		from.af = AF_INET;
 		to.af = AF_INET;
@@ -63,22 +82,50 @@ static int spray_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 		reason = SKB_DROP_REASON_UNHANDLED_PROTO;
 		goto drop;
 	}
-	__skb_pull(skb, sizeof(struct udphdr));
 	spray_conn_rcv(sn, skb, &from, &to, ce);
-	return 0;
+	return;
 drop_addr:
 	reason = spray_drop(sn, SPRAY_DROP_ADDR);
 drop:
 	kfree_skb_reason(skb, reason);
-	return 0;
 }
 
+/*
+ * The UDP socket has datagrams: take them all, now, in the softirq that
+ * queued them. A datagram is taken once whatever the CPU (UDP's queues
+ * have their own locks); another CPU's may be handled in between, as
+ * packets of other paths are.
+ */
+static void spray_udp_data_ready(struct sock *sk)
+{
+	struct spray_net *sn;
+	struct sk_buff *skb;
+	int off = 0, err;
+
+	rcu_read_lock();
+	sn = rcu_dereference_sk_user_data(sk);
+	while ((skb = __skb_recv_udp(sk, MSG_DONTWAIT, &off, &err)))
+		spray_udp_rcv(sn, skb);
+	rcu_read_unlock();
+}
+
+/*
+ * A plain UDP socket, not a tunnel socket: on the kernels of the matrix a
+ * tunnel socket's encap_rcv never sees a GSO skb (UDP cuts it up first,
+ * "udp: do not accept non-tunnel GSO skbs landing in a tunnel"), while a
+ * socket with UDP_GRO takes a sender's train whole, and GRO merges each
+ * entropy value's packets for it on a NIC. Its data_ready takes what UDP
+ * queued at once (spray_udp_data_ready()); the queue only passes through,
+ * so its limit is set out of the way (memory is charged to the AF_SPRAY
+ * socket that keeps the payload).
+ */
 static int spray_udp_open(struct spray_net *sn, int family, u16 port,
 			  struct socket **sockp)
 {
-	struct udp_tunnel_sock_cfg tcfg = {};
 	struct udp_port_cfg ucfg = {};
-	int err;
+	struct socket *sock;
+	struct sock *sk;
+	int one = 1, err;
 
 	ucfg.family = family;
 	ucfg.local_udp_port = htons(port);
@@ -88,27 +135,27 @@ static int spray_udp_open(struct spray_net *sn, int family, u16 port,
 	} else {
 		ucfg.local_ip.s_addr = htonl(INADDR_ANY);
 	}
-	err = udp_sock_create(sn->net, &ucfg, sockp);
+	err = udp_sock_create(sn->net, &ucfg, &sock);
 	if (err)
 		return err;
-	tcfg.sk_user_data = sn;
-	tcfg.encap_type = 1;
-	tcfg.encap_rcv = spray_udp_encap_rcv;
-	setup_udp_tunnel_sock(sn->net, *sockp, &tcfg);
-	/*
-	 * A sender's train (UDP GSO) may reach us whole; spray_conn_rcv()
-	 * takes its packets one by one. Kernels with "udp: do not accept
-	 * non-tunnel GSO skbs landing in a tunnel" (6.1.y, 6.12) cut it up
-	 * before encap_rcv instead.
-	 */
-	udp_set_bit(ACCEPT_L4, (*sockp)->sk);
-	/*
-	 * setup_udp_tunnel_sock() asks for checksums converted for the inner
-	 * packets of a tunnel: we have none, and with it the stack computes
-	 * every checksum of a train it cuts up (udp_rcv_segment()), which
-	 * the device or the sender's stack already vouched for.
-	 */
-	inet_dec_convert_csum((*sockp)->sk);
+	sk = sock->sk;
+	err = sock->ops->setsockopt(sock, SOL_UDP, UDP_GRO,
+				    KERNEL_SOCKPTR(&one), sizeof(one));
+	if (err) {
+		udp_tunnel_sock_release(sock);
+		return err;
+	}
+	if (family == AF_INET)
+		ip_sock_set_pktinfo(sk);
+	lock_sock(sk);
+	sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
+	WRITE_ONCE(sk->sk_rcvbuf, INT_MAX / 2);
+	release_sock(sk);
+	write_lock_bh(&sk->sk_callback_lock);
+	rcu_assign_sk_user_data(sk, sn);
+	sk->sk_data_ready = spray_udp_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	*sockp = sock;
 	return 0;
 }
 

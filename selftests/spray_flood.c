@@ -64,6 +64,9 @@
  *             COUNT times: delivered once, then drop-dup
  *   stale     first a newer incarnation of that (cid -c + 1, ts -t + 1),
  *             delivered, then the replay COUNT - 1 times: drop-stale
+ *   csum      synfull with a wrong UDP checksum (needs -s: the checksum
+ *             of a datagram whose source the kernel fills in is left 0,
+ *             none): UDP's InCsumErrors, never an AF_SPRAY counter
  *
  * Prints "flooding KIND" when it starts, "sent N sources S" when done. Needs CAP_NET_RAW (raw socket with
  * IP_HDRINCL, so that any source address and UDP source port can be set).
@@ -167,6 +170,7 @@ static struct source source_of(u32 i)
 
 static int raw_fd;
 static bool single;
+static bool bad_csum;	/* kind csum: every checksum made wrong */
 static u16 cur_dport;	/* the destination spray port of this packet */
 static volatile sig_atomic_t stop;
 
@@ -207,6 +211,10 @@ static int send_udp(struct in_addr src, u16 ev, const void *payload,
 		sum += IPPROTO_UDP + sizeof(*udp) + len;
 		sum = csum_add(sum, udp, sizeof(*udp) + len);
 		udp->check = htons(csum_fold(sum)) ?: 0xffff;
+		/* another value than the right one, and not 0 (none) */
+		if (bad_csum)
+			udp->check = htons(ntohs(udp->check) == 0x1111 ?
+					   0x2222 : 0x1111);
 	}	/* else no checksum (0): the kernel picks our address later */
 	to.sin_addr = opt.dst;
 	while (sendto(raw_fd, pkt, sizeof(*ip) + sizeof(*udp) + len, 0,
@@ -469,6 +477,8 @@ static int build(const char *kind, u32 i, u8 *buf, struct source *s, u16 *ev)
 				      type == SPRAY_T_ACK && (i & 4) ?
 				      SPRAY_F_PROBE : 0, rnd_nz(), rnd());
 	}
+	if (!strcmp(kind, "csum"))
+		kind = "synfull";
 	if (!strcmp(kind, "syn") || !strcmp(kind, "synfull")) {
 		v = rnd_nz();
 		return (int)build_data(buf, s, SPRAY_F_SYN, v, v, 0,
@@ -554,7 +564,7 @@ static const struct {
 	{ "bigmsg", 0 }, { "tinymsg", 0 }, { "open", 0 }, { "far", 0 },
 	{ "beyond", 0 }, { "dup", 0 }, { "ackcid", 0 }, { "junk", 0 },
 	{ "replay", 0 },
-	{ "stale", 0 },
+	{ "stale", 0 }, { "csum", 0 },
 };
 
 static const int *expected_parse(const char *kind)
@@ -665,6 +675,9 @@ int main(int argc, char **argv)
 	    !opt.nport || !opt.len || opt.len > MAX_PAYLOAD - SPRAY_DATA_HDR_LEN)
 		usage();
 	kind = argv[optind];
+	bad_csum = !strcmp(kind, "csum");
+	if (bad_csum && !opt.spoof)
+		usage();
 	want = expected_parse(kind);
 	rng = opt.seed * 0x9e3779b97f4a7c15ULL + 1;
 	if (!opt.cid_set)

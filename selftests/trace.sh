@@ -188,15 +188,19 @@ if ! command -v perf >/dev/null; then
 else
 spray_lib_hold_start H ip netns exec "$h2" "$here/spray_hold" 10.0.1.2 7000
 stats "$h2" "$tmp/h2.before"
+csum_errors() { ip netns exec "$h2" nstat -asz UdpInCsumErrors | awk '$1 == "UdpInCsumErrors" { n = $2 } END { print n + 0 }'; }
+csum0=$(csum_errors)
 perf record -q -e skb:kfree_skb -a -o "$tmp/perf.data" -- sh -c "
 	ip netns exec $h1 $here/spray_flood -d 10.0.1.2 -P 7000 -n 5 version
 	ip netns exec $h1 $here/spray_flood -d 10.0.1.2 -P 7000 -n 3 short
 	ip netns exec $h1 $here/spray_flood -d 10.0.1.2 -P 7000 -n 4 flags
+	ip netns exec $h1 $here/spray_flood -d 10.0.1.2 -P 7000 -s 10.0.1.0/30 -a 1 -n 2 csum
 	sleep 1" >/dev/null 2>"$tmp/perf.err"
 rc=$?
-spray_lib_check "perf record -e skb:kfree_skb around 12 hostile packets" [ $rc -eq 0 ]
+spray_lib_check "perf record -e skb:kfree_skb around 14 hostile packets" [ $rc -eq 0 ]
 perf script -i "$tmp/perf.data" -F trace >"$tmp/trace2" 2>>"$tmp/perf.err"
 stats "$h2" "$tmp/h2.after"
+echo "UdpInCsumErrors	$(($(csum_errors) - csum0))" >"$tmp/h2.csum"
 spray_lib_hold_stop H
 # the module's text: skb:kfree_skb's location must be inside it
 set -- $(awk '$1 == "spray" { print $2, $6 }' /proc/modules)
@@ -225,13 +229,15 @@ for line in open(f"{d}/trace2"):
     if mine:
         ours[m.group(2)] = ours.get(m.group(2), 0) + 1
 print("# skb:kfree_skb from spray.ko by reason:", ours)
+delta.update(stats("h2.csum"))
 for ctr, reason, want in (("drop-version", "UNHANDLED_PROTO", 5),
                           ("drop-short", "PKT_TOO_SMALL", 3),
-                          ("drop-flags", "INVALID_PROTO", 4)):
+                          ("drop-flags", "INVALID_PROTO", 4),
+                          ("UdpInCsumErrors", "UDP_CSUM", 2)):
     ok = delta.get(ctr) == want and ours.get(reason, 0) == want
-    print(f"{'ok' if ok else 'not ok'} hostile x{want} ({ctr[5:]}): {ctr} +{delta.get(ctr)}, "
-          f"skb:kfree_skb reason {reason} x{ours.get(reason, 0)} in spray.ko")
-print(f"{'ok' if set(ours) <= {'UNHANDLED_PROTO', 'PKT_TOO_SMALL', 'INVALID_PROTO'} else 'not ok'}"
+    print(f"{'ok' if ok else 'not ok'} hostile x{want} ({ctr[5:] if ctr.startswith('drop-') else 'bad UDP checksum'}): "
+          f"{ctr} +{delta.get(ctr)}, skb:kfree_skb reason {reason} x{ours.get(reason, 0)} in spray.ko")
+print(f"{'ok' if set(ours) <= {'UNHANDLED_PROTO', 'PKT_TOO_SMALL', 'INVALID_PROTO', 'UDP_CSUM'} else 'not ok'}"
       f" no other drop by spray.ko meanwhile ({sorted(ours)})")
 PY
 results <"$tmp/check2"
