@@ -378,15 +378,23 @@ static bool spray_rx_keepable(const struct sk_buff *skb, u32 len, u32 *extra)
 	return true;
 }
 
-/* Learn what a packet's skb holds beyond its payload (&spray_sock.rx_extra). */
+/*
+ * Learn what a packet's skb holds beyond its payload (&spray_sock.rx_extra):
+ * the largest lately, falling by an eighth of the difference per packet
+ * that holds less. An average left the packets of a message that come in
+ * short trains (a clone's share of the train's head is larger) without
+ * reservation: 20% of a bulk transfer's packets were copied, 2% now (the
+ * short last fragment of each 64 KiB message).
+ */
 static void spray_rx_learn_extra(struct spray_sock *ss,
 				 const struct sk_buff *skb, u32 len)
 {
-	u32 extra;
+	u32 extra, cur = ss->rx_extra;
 
 	if (!spray_rx_keepable(skb, len, &extra))
 		return;
-	ss->rx_extra = ss->rx_extra ? (7 * ss->rx_extra + extra) / 8 : extra;
+	extra += SPRAY_RX_SLOT;
+	ss->rx_extra = extra >= cur ? extra : cur - (cur - extra) / 8;
 }
 
 /*
@@ -547,9 +555,9 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 					   u64 now, struct sk_buff_head *q)
 {
 	struct spray_net *sn = spray_conn_net(c);
+	bool admitted, copied = false;
 	enum skb_drop_reason drop;
 	struct spray_rmsg *rm;
-	bool admitted;
 	int err;
 
 	drop = spray_rx_incarnation(c, p, now, q);
@@ -593,11 +601,15 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 	}
 	if (!IS_ERR(rm) && !spray_rmsg_keep(rm, skb, off + p->hdr_len,
 					    p->data.frag_off,
-					    p->data.frag_len) &&
-	    spray_rmsg_fill(rm, skb, off + p->hdr_len, p->data.frag_off,
-			    p->data.frag_len)) {
-		spray_rmsg_unfrag(rm, p->data.frag_off, p->data.frag_len);
-		rm = ERR_PTR(-ENOMEM);
+					    p->data.frag_len)) {
+		if (spray_rmsg_fill(rm, skb, off + p->hdr_len,
+				    p->data.frag_off, p->data.frag_len)) {
+			spray_rmsg_unfrag(rm, p->data.frag_off,
+					  p->data.frag_len);
+			rm = ERR_PTR(-ENOMEM);
+		} else {
+			copied = true;
+		}
 	}
 	if (IS_ERR(rm)) {
 		/*
@@ -626,6 +638,8 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 		spray_queue_resume(c, q);
 	c->stat_rx++;
 	spray_mib_inc(sn, SPRAY_MIB_RX_PKTS);
+	if (copied)
+		spray_mib_inc(sn, SPRAY_MIB_RX_COPIED);
 	spray_mib_add(sn, SPRAY_MIB_RX_BYTES, p->data.frag_len);
 	if (ce)
 		spray_mib_inc(sn, SPRAY_MIB_ECN_CE);

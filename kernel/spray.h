@@ -121,6 +121,7 @@ enum spray_mib_field {
 	SPRAY_MIB_LOST_RTO,		/* lost-pkts by RTO */
 	SPRAY_MIB_SPURIOUS_LOSS,	/* declared lost, arrived after all */
 	SPRAY_MIB_WINDOW_PROBES,	/* persist timer: a packet beyond the grant */
+	SPRAY_MIB_RX_COPIED,		/* DATA payload copied, not kept in its skb */
 	__SPRAY_MIB_MAX
 };
 
@@ -231,9 +232,10 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  * @errq_len: entries in @errq
  * @tx_bytes: bytes of the messages queued not yet acknowledged (SIOCOUTQ)
  * @rx_extra: what a received packet's skb holds beyond its payload
- *	(truesize - payload), a moving average of those it may keep
- *	(spray_rmsg_keep()): a message's admission reserves it per packet,
- *	the credit counts it
+ *	(truesize - payload), the largest of those it may keep
+ *	(spray_rmsg_keep()) lately, and its place in the message's array of
+ *	kept skbs (SPRAY_RX_SLOT): a message's admission reserves it per
+ *	packet, the credit counts it
  * @rcc: receiver credit shared by the connections sending to us
  * @ordered: deliver each peer's messages in the order they were sent
  * @cc_mode: enum spray_cc_mode of the socket's connections
@@ -324,6 +326,8 @@ struct spray_rmsg {
  * memory the skb would pin.
  */
 #define SPRAY_KEEP_MIN		512
+/* a kept skb's place in its message's array: kmalloc at most doubles it */
+#define SPRAY_RX_SLOT		(2 * sizeof(struct sk_buff *))
 
 /* &spray_sock.flags */
 #define SPRAY_SS_GONE		0	/* orphan torn down (work or netns exit) */

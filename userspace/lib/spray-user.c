@@ -148,6 +148,7 @@ const struct ynl_policy_attr spray_stats_policy[SPRAY_A_STATS_MAX + 1] = {
 	[SPRAY_A_STATS_LOST_RTO] = { .name = "lost-rto", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_SPURIOUS_LOSS] = { .name = "spurious-loss", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_WINDOW_PROBES] = { .name = "window-probes", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_RX_COPIED] = { .name = "rx-copied", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest spray_stats_nest = {
@@ -646,6 +647,11 @@ int spray_stats_get_rsp_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.window_probes = 1;
 			dst->window_probes = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_RX_COPIED) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.rx_copied = 1;
+			dst->rx_copied = ynl_attr_get_u64(attr);
 		}
 	}
 

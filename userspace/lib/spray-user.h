@@ -244,6 +244,7 @@ struct spray_stats_get_rsp {
 		__u32 lost_rto:1;
 		__u32 spurious_loss:1;
 		__u32 window_probes:1;
+		__u32 rx_copied:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -277,6 +278,7 @@ struct spray_stats_get_rsp {
 	__u64 lost_rto;
 	__u64 spurious_loss;
 	__u64 window_probes;
+	__u64 rx_copied;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);
