@@ -831,12 +831,11 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 	switch (p->type) {
 	case SPRAY_T_DATA:
 		drop = spray_rcv_data(c, skb, off, p, ce, now, q);
-		/* before the ACK: its grant counts the active senders */
+		/*
+		 * Before the ACK: its grant counts the active senders. The
+		 * ACK and NACKs come after the train (spray_rx_batch_end()).
+		 */
 		spray_rx_update_active(c);
-		if (c->peer_cid) {
-			spray_queue_acks(c, now, q);
-			spray_queue_nacks(c, now, q);
-		}
 		break;
 	case SPRAY_T_PROBE:
 		if (!c->peer_cid || p->src_cid != c->peer_cid) {
@@ -870,19 +869,52 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 	return drop;
 }
 
+/**
+ * struct spray_rx_batch - the packets of one skb, taken together
+ * @ss: the socket whose lock is held, for the skb's next packets
+ * @c: the connection whose DATA packets wait for their answers
+ *
+ * A train's packets are most often one connection's: its ACK and NACK
+ * decisions and its timer are made once, after the last of them (or when
+ * the next packet is another connection's), as GRO gives TCP one ACK
+ * decision per merged skb; one lock is taken for them all.
+ */
+struct spray_rx_batch {
+	struct spray_sock	*ss;
+	struct spray_conn	*c;
+};
+
+/* Answer the DATA packets taken for the batch's connection, arm its timer. */
+static void spray_rx_batch_end(struct spray_rx_batch *b, u64 now,
+			       struct sk_buff_head *q)
+{
+	struct spray_conn *c = b->c;
+
+	if (!c)
+		return;
+	lockdep_assert_held(&b->ss->lock);
+	b->c = NULL;
+	if (c->peer_cid) {
+		spray_queue_acks(c, now, q);
+		spray_queue_nacks(c, now, q);
+	}
+	spray_conn_arm(c, now);
+}
+
 /*
  * One packet at @off (@len bytes) of @skb, under the lock of its socket:
- * taken here, and kept in *@locked for the skb's next packets, which are
- * most often the same connection's (a train). Return: SKB_NOT_DROPPED_YET
- * if it was used, else the kernel's reason for dropping it.
+ * taken here, and kept in @b for the skb's next packets (@more says there
+ * are), which are most often the same connection's (a train). Return:
+ * SKB_NOT_DROPPED_YET if it was used, else the kernel's reason for
+ * dropping it.
  */
 static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 					  struct sk_buff *skb,
-					  u32 off, u32 len,
+					  u32 off, u32 len, bool more,
 					  const struct spray_addr *from,
 					  const struct spray_addr *to, bool ce,
 					  u64 now, struct sk_buff_head *q,
-					  struct spray_sock **locked)
+					  struct spray_rx_batch *b)
 {
 	struct spray_addr peer = *from;
 	enum skb_drop_reason drop;
@@ -910,15 +942,26 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		}
 		return SKB_DROP_REASON_NO_SOCKET;
 	}
-	if (ss != *locked) {
-		if (*locked)
-			spin_unlock_bh(&(*locked)->lock);
+	if (ss != b->ss) {
+		if (b->ss) {
+			spray_rx_batch_end(b, now, q);
+			spin_unlock_bh(&b->ss->lock);
+		}
 		spin_lock_bh(&ss->lock);
-		*locked = ss;
+		b->ss = ss;
 	}
 	drop = spray_rcv_locked(ss, skb, off, &p, &peer, to, ce, now, q, &c);
-	if (c)
+	if (!c)
+		return drop;
+	if (p.type != SPRAY_T_DATA) {
 		spray_conn_arm(c, now);
+		return drop;
+	}
+	if (b->c != c)
+		spray_rx_batch_end(b, now, q);
+	b->c = c;
+	if (!more)
+		spray_rx_batch_end(b, now, q);
 	return drop;
 }
 
@@ -934,8 +977,9 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
  *
  * Softirq, under rcu_read_lock(). Answers go out once the socket lock is
  * released; the skb's packets are taken one by one under the lock of
- * their socket, taken once for a train (one clock read, one lock, one
- * transmission of the answers for all its packets). Only packets valid for a
+ * their socket, taken once for a train (one clock read, one lock, one ACK
+ * decision and timer update, one transmission of the answers for all its
+ * packets: struct spray_rx_batch). Only packets valid for a
  * connection (DATA of its incarnation, ACKs and NACKs naming our
  * incarnation, PROBEs of the peer's) count as activity that keeps it from
  * idling out.
@@ -946,7 +990,7 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 {
 	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
 	enum skb_drop_reason drop = SKB_DROP_REASON_PKT_TOO_SMALL;
-	struct spray_sock *locked = NULL;
+	struct spray_rx_batch b = {};
 	u64 now = ktime_get_ns();
 	struct sk_buff_head q;
 	bool used = false;
@@ -958,13 +1002,16 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		drop = spray_drop(sn, SPRAY_DROP_SHORT);
 	for (off = 0; seg && off < skb->len; off += len) {
 		len = min(seg, skb->len - off);
-		drop = spray_rcv_one(sn, skb, off, len, from, to, ce, now, &q,
-				     &locked);
+		drop = spray_rcv_one(sn, skb, off, len, off + len < skb->len,
+				     from, to, ce, now, &q, &b);
 		if (drop == SKB_NOT_DROPPED_YET)
 			used = true;
 	}
-	if (locked)
-		spin_unlock_bh(&locked->lock);
+	if (b.ss) {
+		/* a train whose last packet was not a connection's */
+		spray_rx_batch_end(&b, now, &q);
+		spin_unlock_bh(&b.ss->lock);
+	}
 	spray_xmit_queue(sn, &q);
 	/*
 	 * A packet's fate is its skb's. Of a train that arrived whole, the
