@@ -236,6 +236,26 @@ def parse_spraycoll(d, r):
         r["mbps"] = r.get("p50_mbps")
 
 
+def spray_stats_delta(d):
+    """AF_SPRAY's counters over a datapath run (spray-stats0/1.json, both
+    sides' sprayctl stats): the share of DATA packets the receiver copied in
+    the kernel, its ACKs per 100 packets, the sender's retransmissions per
+    100; None without them (other transports)."""
+    try:
+        a = json.load(open(os.path.join(d, "spray-stats0.json")))
+        b = json.load(open(os.path.join(d, "spray-stats1.json")))
+        rx = {k: b["receiver"][k] - a["receiver"][k]
+              for k in ("rx-pkts", "rx-copied", "ack-tx")}
+        tx = {k: b["sender"][k] - a["sender"][k] for k in ("tx-pkts", "retx-pkts")}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if rx["rx-pkts"] <= 0 or tx["tx-pkts"] <= 0:
+        return None
+    return {"copied_pct": 100.0 * rx["rx-copied"] / rx["rx-pkts"],
+            "acks_per_100": 100.0 * rx["ack-tx"] / rx["rx-pkts"],
+            "retx_pct": 100.0 * tx["retx-pkts"] / tx["tx-pkts"]}
+
+
 def parse_dpbench(d, m, r):
     """dpbench's one JSON object; a run without one, or with status
     failed, is a failed run (its error kept), never a figure."""
@@ -251,6 +271,7 @@ def parse_dpbench(d, m, r):
     r["rep"] = m.get("rep")
     r["dp"] = j or {}
     r["ok"] = bool(j) and j.get("status") == "ok" and r.get("rc") == "0"
+    r["spray_stats"] = spray_stats_delta(d)
     if not r["ok"]:
         err = (j or {}).get("error")
         if not err:
@@ -365,6 +386,12 @@ def datapath_tables(runs, md, out, d):
                 notes = []
                 if tp == "udp" and ok:
                     notes.append("loss %s%%" % mmm([r["dp"].get("loss_pct") for r in ok], "%.1f"))
+                sst = [r["spray_stats"] for r in ok if r.get("spray_stats")]
+                if sst:
+                    notes.append("copied on receipt %s%%, ACKs per 100 packets %s, retx %s%%" % (
+                        mmm([x["copied_pct"] for x in sst], "%.1f"),
+                        mmm([x["acks_per_100"] for x in sst], "%.1f"),
+                        mmm([x["retx_pct"] for x in sst], "%.2f")))
                 for r in rs:
                     if not r["ok"]:
                         notes.append("**FAILED** rep %s: %s" % (r.get("rep"), r.get("error")))
@@ -379,6 +406,8 @@ def datapath_tables(runs, md, out, d):
                        "ok": len(ok), "notes": notes, "dirs": [r["dir"] for r in rs]}
                 if tp == "udp":
                     row["loss_pct"] = stats([r["dp"].get("loss_pct") for r in ok])
+                if sst:
+                    row["spray_counters"] = {k: stats([x[k] for x in sst]) for k in sst[0]}
                 res["bulk"].append(row)
                 busy = [r["dp"].get("cpu_busy_pct") or [] for r in ok]
                 busy = " / ".join("%.0f" % statistics.median(b[k] for b in busy)

@@ -371,12 +371,23 @@ dp_run() {
 	NOFAB=1 run_begin "datapath-$tp"
 	kv scenario datapath; kv transport "$tp"; kv tool dpbench; kv mode "$mode"
 	kv mtu "$mtu"; kv args "$*"
+	# AF_SPRAY's counters on both sides, before and after (report.py:
+	# the share of packets the receiver copied, ACKs per packet, retx)
+	[ "$tp" = spray ] && dp_stats >"$RUN/spray-stats0.json"
 	timeout 900 "$DPB" -t "$tp" -m "$m" -R "$DP_B" -S "$DP_A" -a 10.201.0.2 \
 		-p "$DP_PORT" -g $((mtu - 28)) -T 600 "$@" >"$RUN/out.json" 2>"$RUN/err"
 	rc=$?
 	NOFAB=1 run_end
+	[ "$tp" = spray ] && dp_stats >"$RUN/spray-stats1.json"
 	kv rc "$rc"
 	return $rc
+}
+
+# dp_stats: {"sender": sprayctl stats of DP_A, "receiver": of DP_B}
+dp_stats() {
+	printf '{"sender": %s, "receiver": %s}\n' \
+		"$(ip netns exec "$DP_A" "$CTL" -j stats 2>/dev/null || echo null)" \
+		"$(ip netns exec "$DP_B" "$CTL" -j stats 2>/dev/null || echo null)"
 }
 
 # dp_field FILE KEY: a number from dpbench's JSON
