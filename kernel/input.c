@@ -901,6 +901,19 @@ static void spray_rx_batch_end(struct spray_rx_batch *b, u64 now,
 	spray_conn_arm(c, now);
 }
 
+/* End the batch and let its socket's lock go, if it holds one. */
+static void spray_rx_batch_unlock(struct spray_rx_batch *b, u64 now,
+				  struct sk_buff_head *q)
+{
+	if (!b->ss)
+		return;
+	spray_rx_batch_end(b, now, q);
+	/* taken in spray_rcv_one() for the skb's packets (for sparse) */
+	__acquire(&b->ss->lock);
+	spin_unlock_bh(&b->ss->lock);
+	b->ss = NULL;
+}
+
 /*
  * One packet at @off (@len bytes) of @skb, under the lock of its socket:
  * taken here, and kept in @b for the skb's next packets (@more says there
@@ -943,11 +956,10 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		return SKB_DROP_REASON_NO_SOCKET;
 	}
 	if (ss != b->ss) {
-		if (b->ss) {
-			spray_rx_batch_end(b, now, q);
-			spin_unlock_bh(&b->ss->lock);
-		}
+		spray_rx_batch_unlock(b, now, q);
 		spin_lock_bh(&ss->lock);
+		/* held across calls, for the skb's next packets (for sparse) */
+		__release(&ss->lock);
 		b->ss = ss;
 	}
 	drop = spray_rcv_locked(ss, skb, off, &p, &peer, to, ce, now, q, &c);
@@ -1007,11 +1019,8 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		if (drop == SKB_NOT_DROPPED_YET)
 			used = true;
 	}
-	if (b.ss) {
-		/* a train whose last packet was not a connection's */
-		spray_rx_batch_end(&b, now, &q);
-		spin_unlock_bh(&b.ss->lock);
-	}
+	/* the answers of a train whose last packet was not a connection's */
+	spray_rx_batch_unlock(&b, now, &q);
 	spray_xmit_queue(sn, &q);
 	/*
 	 * A packet's fate is its skb's. Of a train that arrived whole, the
