@@ -358,52 +358,54 @@ static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
 }
 
 /*
- * Can the skb of a DATA packet with @len bytes of payload be kept, and
- * what does it hold beyond them? A packet of a size worth keeping, whose
- * skb holds not much more than it (a small fragment in a page-sized
- * buffer is copied). A train that arrived whole (GSO) is kept packet by
- * packet, each in a clone of it: a packet's share of the train's memory,
- * and the clone's own head, is what it holds.
+ * Can the skb of a DATA packet with @len bytes of payload (@seg on the
+ * wire, with its header) be kept, and what does it hold beyond them? A
+ * packet of a size worth keeping, whose skb holds not much more than it (a
+ * small fragment in a page-sized buffer is copied). A train that arrived
+ * whole (GSO) is kept packet by packet, each in a clone of it: a packet's
+ * share of the train's memory, by its length (the short last fragment of
+ * a message holds less than a full one), and the clone's own head, is
+ * what it holds. Asked once per packet (spray_rcv_data()).
  */
-static bool spray_rx_keepable(const struct sk_buff *skb, u32 len, u32 *extra)
+static bool spray_rx_keepable(const struct sk_buff *skb, u32 len, u32 seg,
+			      u32 *extra)
 {
 	u32 size = skb->truesize;
 
+	if (skb_shared(skb) || len < SPRAY_KEEP_MIN)
+		return false;
 	if (skb_is_gso(skb))
-		size = size / DIV_ROUND_UP(skb->len, skb_shinfo(skb)->gso_size) +
+		size = div_u64((u64)size * min(seg, skb->len), skb->len) +
 		       SKB_DATA_ALIGN(sizeof(struct sk_buff));
-	if (skb_shared(skb) || len < SPRAY_KEEP_MIN || size > 2 * len)
+	if (size > 2 * len)
 		return false;
 	*extra = size > len ? size - len : 0;
 	return true;
 }
 
 /*
- * Learn what a packet's skb holds beyond its payload (&spray_sock.rx_extra):
- * the largest lately, falling by an eighth of the difference per packet
- * that holds less. An average left the packets of a message that come in
- * short trains (a clone's share of the train's head is larger) without
- * reservation: 20% of a bulk transfer's packets were copied, 2% now (the
- * short last fragment of each 64 KiB message).
+ * Learn what a keepable packet's skb holds beyond its payload, @extra
+ * (&spray_sock.rx_extra): the largest lately, falling by an eighth of the
+ * difference per packet that holds less. An average left the packets of a
+ * message that come in short trains (a clone's share of the train's head
+ * is larger) without reservation: 20% of a bulk transfer's packets were
+ * copied, 2% now (the short last fragment of each 64 KiB message).
  */
-static void spray_rx_learn_extra(struct spray_sock *ss,
-				 const struct sk_buff *skb, u32 len)
+static void spray_rx_learn_extra(struct spray_sock *ss, u32 extra)
 {
-	u32 extra, cur = ss->rx_extra;
+	u32 cur = ss->rx_extra;
 
-	if (!spray_rx_keepable(skb, len, &extra))
-		return;
 	extra += SPRAY_RX_SLOT;
 	ss->rx_extra = extra >= cur ? extra : cur - (cur - extra) / 8;
 }
 
 /*
  * Keep @skb as it is (or a clone of it, for one packet of a train) for
- * fragment @off..@off + @len of @rm instead of copying its payload (at
+ * the fragment at @off of @rm instead of copying its payload (at
  * @data_off from skb->data): recvmsg() copies it once, into the user's
- * buffer. Kept when it can be
- * (spray_rx_keepable()), the fragment lies on the message's grid, and
- * what the skb holds beyond the payload fits what the message's admission
+ * buffer. Kept when it can be (spray_rx_keepable() said so, and that it
+ * holds @extra beyond the payload), the fragment lies on the message's
+ * grid, and @extra fits what the message's admission
  * reserved for it (&spray_rmsg.extra_left): the receive buffer's charge
  * and the credit stay what they were promised. The skb loses what ties it
  * to the way it came (route, conntrack).
@@ -411,11 +413,11 @@ static void spray_rx_learn_extra(struct spray_sock *ss,
  * Return: true if kept (the caller still drops its own reference).
  */
 static bool spray_rmsg_keep(struct spray_rmsg *rm, struct sk_buff *skb,
-			    u32 data_off, u32 off, u32 len)
+			    u32 extra, u32 data_off, u32 off)
 {
-	u32 extra, n, arr, i;
+	u32 n, arr, i;
 
-	if (!rm->frag || !spray_rx_keepable(skb, len, &extra))
+	if (!rm->frag)
 		return false;
 	i = off / rm->frag;
 	if (!rm->skbs) {
@@ -555,9 +557,10 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 					   u64 now, struct sk_buff_head *q)
 {
 	struct spray_net *sn = spray_conn_net(c);
-	bool admitted, copied = false;
+	bool admitted, keep, copied = false;
 	enum skb_drop_reason drop;
 	struct spray_rmsg *rm;
+	u32 extra = 0;
 	int err;
 
 	drop = spray_rx_incarnation(c, p, now, q);
@@ -572,7 +575,10 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 		return spray_drop(sn, -err);
 	}
 	admitted = c->rx_left_msgs;
-	spray_rx_learn_extra(c->ss, skb, p->data.frag_len);
+	keep = spray_rx_keepable(skb, p->data.frag_len,
+				 p->hdr_len + p->data.frag_len, &extra);
+	if (keep)
+		spray_rx_learn_extra(c->ss, extra);
 	rm = spray_rmsg_get(c, p);
 	admitted = c->rx_left_msgs > admitted;
 	if (rm == ERR_PTR(-EINVAL))
@@ -599,9 +605,9 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 		if (err)
 			rm = ERR_PTR(err);
 	}
-	if (!IS_ERR(rm) && !spray_rmsg_keep(rm, skb, off + p->hdr_len,
-					    p->data.frag_off,
-					    p->data.frag_len)) {
+	if (!IS_ERR(rm) && !(keep && spray_rmsg_keep(rm, skb, extra,
+						     off + p->hdr_len,
+						     p->data.frag_off))) {
 		if (spray_rmsg_fill(rm, skb, off + p->hdr_len,
 				    p->data.frag_off, p->data.frag_len)) {
 			spray_rmsg_unfrag(rm, p->data.frag_off,
