@@ -256,6 +256,21 @@ def spray_stats_delta(d):
             "retx_pct": 100.0 * tx["retx-pkts"] / tx["tx-pkts"]}
 
 
+def backlog_drops(d):
+    """skbs the CPUs' receive backlogs dropped during a datapath run
+    (netdev_max_backlog: a veth queues there): the second column of
+    /proc/net/softnet_stat, before and after (softnet0/1.txt), summed over
+    the CPUs; None without both."""
+    try:
+        n = []
+        for f in ("softnet0.txt", "softnet1.txt"):
+            n.append(sum(int(line.split()[1], 16)
+                         for line in open(os.path.join(d, f)) if line.strip()))
+    except (OSError, ValueError, IndexError):
+        return None
+    return n[1] - n[0]
+
+
 def parse_dpbench(d, m, r):
     """dpbench's one JSON object; a run without one, or with status
     failed, is a failed run (its error kept), never a figure."""
@@ -272,6 +287,7 @@ def parse_dpbench(d, m, r):
     r["dp"] = j or {}
     r["ok"] = bool(j) and j.get("status") == "ok" and r.get("rc") == "0"
     r["spray_stats"] = spray_stats_delta(d)
+    r["backlog_drops"] = backlog_drops(d)
     if not r["ok"]:
         err = (j or {}).get("error")
         if not err:
@@ -392,6 +408,9 @@ def datapath_tables(runs, md, out, d):
                         mmm([x["copied_pct"] for x in sst], "%.1f"),
                         mmm([x["acks_per_100"] for x in sst], "%.1f"),
                         mmm([x["retx_pct"] for x in sst], "%.2f")))
+                bd = [r["backlog_drops"] for r in ok if r.get("backlog_drops") is not None]
+                if any(bd):
+                    notes.append("skbs dropped by the CPU backlog %s" % mmm(bd, "%.0f"))
                 for r in rs:
                     if not r["ok"]:
                         notes.append("**FAILED** rep %s: %s" % (r.get("rep"), r.get("error")))

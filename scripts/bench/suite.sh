@@ -374,9 +374,13 @@ dp_run() {
 	# AF_SPRAY's counters on both sides, before and after (report.py:
 	# the share of packets the receiver copied, ACKs per packet, retx)
 	[ "$tp" = spray ] && dp_stats >"$RUN/spray-stats0.json"
+	# the CPUs' receive backlogs (a veth hands its packets to them):
+	# skbs dropped there during the run, any transport (report.py)
+	cp /proc/net/softnet_stat "$RUN/softnet0.txt"
 	timeout 900 "$DPB" -t "$tp" -m "$m" -R "$DP_B" -S "$DP_A" -a 10.201.0.2 \
 		-p "$DP_PORT" -g $((mtu - 28)) -T 600 "$@" >"$RUN/out.json" 2>"$RUN/err"
 	rc=$?
+	cp /proc/net/softnet_stat "$RUN/softnet1.txt"
 	NOFAB=1 run_end
 	[ "$tp" = spray ] && dp_stats >"$RUN/spray-stats1.json"
 	kv rc "$rc"
