@@ -133,6 +133,7 @@ struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	c->remote = *remote;
 	INIT_LIST_HEAD(&c->tmsgs);
 	INIT_LIST_HEAD(&c->rnode);
+	INIT_LIST_HEAD(&c->tsq_node);
 	INIT_LIST_HEAD(&c->rmsgs);
 	INIT_LIST_HEAD(&c->rdone);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
@@ -1041,6 +1042,7 @@ void spray_conn_free(struct spray_conn *c)
 	if (c->peer_cid)
 		spray_rcc_deactivate(&ss->rcc, &c->rcc);
 	list_del_init(&c->rnode);
+	list_del_init(&c->tsq_node);
 	spin_unlock_bh(&ss->lock);
 	/* a few at a time: there may be very many */
 	while (!list_empty(&dead)) {
@@ -1068,12 +1070,23 @@ static void spray_conn_free_work(struct work_struct *work)
 
 int spray_conn_init(void)
 {
+	int err;
+
+	err = spray_tsq_init();
+	if (err)
+		return err;
 	spray_wq = alloc_workqueue("spray", WQ_UNBOUND, 0);
-	return spray_wq ? 0 : -ENOMEM;
+	if (!spray_wq) {
+		spray_tsq_drain();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void spray_conn_exit(void)
 {
+	/* their destructor is ours, and it may queue work */
+	spray_tsq_drain();
 	destroy_workqueue(spray_wq);
 }
 
@@ -1335,6 +1348,7 @@ void spray_sock_teardown(struct spray_sock *ss)
 	for (i = 0; i < ARRAY_SIZE(ss->conns); i++) {
 		hlist_for_each_entry_safe(c, tmp, &ss->conns[i], node) {
 			hlist_del(&c->node);
+			list_del_init(&c->tsq_node);
 			hlist_add_head(&c->node, &dead);
 		}
 	}

@@ -191,6 +191,8 @@ struct spray_tmsg {
  * @pump_more: the last pump stopped at SPRAY_TX_BURST with room left; the
  *	timer continues it at @pump_at
  * @pump_at: when the next burst may go
+ * @tsq_node: in &spray_sock.tsq_conns while it waits for what its socket
+ *	has below it to drain
  * @train: the longest train allowed now, 1..SPRAY_TRAIN_MAX: back to 1
  *	at any loss or ECN mark, one more per 64 packets acknowledged
  *	without either (the pump also keeps a train within an eighth of
@@ -258,6 +260,7 @@ struct spray_conn {
 	u32			frag_size;
 	bool			pump_more;
 	u64			pump_at;
+	struct list_head	tsq_node;
 	u32			train;
 	u32			train_calm;
 	u64			ops_now;
@@ -405,6 +408,8 @@ void spray_rx_close(struct spray_conn *c);
 
 /* timer.c */
 void spray_conn_arm(struct spray_conn *c, u64 now);
+int spray_tsq_init(void);
+void spray_tsq_drain(void);
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
 
 int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len);

@@ -8,7 +8,9 @@
 
 #include <linux/errqueue.h>
 #include <linux/hash.h>
+#include <linux/delay.h>
 #include <linux/mm.h>
+#include <linux/percpu_counter.h>
 #include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -23,6 +25,163 @@
 /* room in front of our header for UDP, IP and the link layer */
 #define SPRAY_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 			 sizeof(struct udphdr))
+
+/* ---- what a socket has below it (TSQ) ---- */
+
+/*
+ * DATA and PROBE skbs of every socket not yet freed or orphaned below it:
+ * their destructor is ours, so the module waits for them to go before it
+ * does (spray_tsq_drain()). A per-CPU counter: every skb goes through it
+ * twice, on any CPU.
+ */
+static struct percpu_counter spray_tsq_pending;
+
+/* Is the socket past its bound below it (@div 1), or past half of it (2)? */
+static bool spray_tsq_over(struct spray_sock *ss, u32 div)
+{
+	u32 bytes = refcount_read(&ss->sk.sk_wmem_alloc) - 1;
+
+	return bytes > SPRAY_TSQ_BYTES / div ||
+	       (u32)atomic_read(&ss->tsq_skbs) >= SPRAY_TSQ_SKBS / div;
+}
+
+/*
+ * The destructor of a DATA or PROBE skb: the stack freed it (a device sent
+ * it, a qdisc dropped it) or orphaned it (the IP layer that received it
+ * behind a veth). Any context, no lock of ours. Once half of what the
+ * socket had below it drained, its waiting connections go on
+ * (spray_tsq_work(), queued with the unit of sk_wmem_alloc this skb held
+ * last, so that the socket outlives it).
+ */
+static void spray_wfree(struct sk_buff *skb)
+{
+	struct sock *sk = skb->sk;
+	struct spray_sock *ss = spray_sk(sk);
+
+	WARN_ON(refcount_sub_and_test(skb->truesize - 1, &sk->sk_wmem_alloc));
+	atomic_dec(&ss->tsq_skbs);
+	/* pairs with the barrier in spray_tsq_throttled() */
+	smp_mb__after_atomic();
+	if (!test_bit(SPRAY_SS_TSQ_THROTTLED, &ss->flags) ||
+	    spray_tsq_over(ss, 2) ||
+	    !test_and_clear_bit(SPRAY_SS_TSQ_THROTTLED, &ss->flags) ||
+	    !queue_work(spray_wq, &ss->tsq_work))
+		sk_free(sk);
+	/* last: module exit waits for this (then for an RCU grace period) */
+	percpu_counter_dec(&spray_tsq_pending);
+}
+
+/* A DATA or PROBE skb of @c's socket goes below it: charged until freed. */
+static void spray_tsq_charge(struct spray_conn *c, struct sk_buff *skb)
+{
+	struct sock *sk = &c->ss->sk;
+
+	percpu_counter_inc(&spray_tsq_pending);
+	atomic_inc(&c->ss->tsq_skbs);
+	refcount_add(skb->truesize, &sk->sk_wmem_alloc);
+	skb->sk = sk;
+	skb->destructor = spray_wfree;
+}
+
+/*
+ * TCP small queues for a socket of many connections: is what the socket
+ * has below it at its bound (SPRAY_TSQ_BYTES, SPRAY_TSQ_SKBS)? Then @c
+ * waits on &spray_sock.tsq_conns until half of it drained. Without it a
+ * sender's queue below grows with the number of its connections: 16 of
+ * them overran the CPU's receive backlog behind a veth (netdev_max_backlog
+ * skbs) while ksoftirqd, which alone drains it once it runs (6.1), had a
+ * 17th of the CPU. Under the socket lock.
+ */
+static bool spray_tsq_throttled(struct spray_conn *c)
+{
+	struct spray_sock *ss = c->ss;
+
+	lockdep_assert_held(&ss->lock);
+	if (!spray_tsq_over(ss, 1))
+		return false;
+	set_bit(SPRAY_SS_TSQ_THROTTLED, &ss->flags);
+	/* a destructor after this sees the bit, or we see what it freed */
+	smp_mb__after_atomic();
+	if (!spray_tsq_over(ss, 1))
+		return false;
+	if (list_empty(&c->tsq_node)) {
+		list_add_tail(&c->tsq_node, &ss->tsq_conns);
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_THROTTLED);
+	}
+	return true;
+}
+
+/**
+ * spray_tsq_work() - send for the connections that waited for what their
+ *	socket had below it to drain
+ * @work: &spray_sock.tsq_work
+ *
+ * Holds a unit of the socket's sk_wmem_alloc (spray_wfree()), and drops it
+ * last.
+ */
+void spray_tsq_work(struct work_struct *work)
+{
+	struct spray_sock *ss = container_of(work, struct spray_sock,
+					     tsq_work);
+	struct spray_net *sn = NULL;
+	struct spray_conn *c, *tmp;
+	struct sk_buff_head q;
+	LIST_HEAD(todo);
+	u64 now;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&ss->lock);
+	if (!ss->dead) {
+		sn = spray_net(sock_net(&ss->sk));
+		now = ktime_get_ns();
+		/* one that waits again goes back on tsq_conns, not on todo */
+		list_splice_init(&ss->tsq_conns, &todo);
+		list_for_each_entry_safe(c, tmp, &todo, tsq_node) {
+			list_del_init(&c->tsq_node);
+			spray_conn_pump(c, now, &q);
+			spray_conn_arm(c, now);
+		}
+	}
+	spin_unlock_bh(&ss->lock);
+	if (sn)
+		spray_xmit_queue(sn, &q);
+	sk_free(&ss->sk);
+}
+
+/**
+ * spray_tsq_init() - module init: the count of skbs below the sockets
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int spray_tsq_init(void)
+{
+	return percpu_counter_init(&spray_tsq_pending, 0, GFP_KERNEL);
+}
+
+/**
+ * spray_tsq_drain() - wait for every skb below the sockets to go,
+ *	then free their count
+ *
+ * Module exit, once no socket sends any more: the skbs' destructor, and
+ * the work it may queue, are the module's. A qdisc that holds them for
+ * long holds the unload as long (said every 10 s).
+ */
+void spray_tsq_drain(void)
+{
+	unsigned int ms = 0;
+	s64 n;
+
+	while ((n = percpu_counter_sum(&spray_tsq_pending)) > 0) {
+		msleep(20);
+		ms += 20;
+		if (!(ms % 10000))
+			pr_warn("unload waits for %lld packets below the sockets\n",
+				n);
+	}
+	/* the destructor that counted the last one may still be returning */
+	synchronize_rcu();
+	percpu_counter_destroy(&spray_tsq_pending);
+}
 
 /* ---- packets ---- */
 
@@ -112,6 +271,7 @@ static bool spray_queue_data(struct spray_conn *c, u32 psn,
 		kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
 		return false;
 	}
+	spray_tsq_charge(c, skb);
 	__skb_queue_tail(q, skb);
 	c->stat_tx++;
 	spray_hist_ev(m, p.ev);
@@ -146,14 +306,17 @@ static void spray_queue_probe(struct spray_conn *c, int ev_idx, u64 now,
 	p.probe.ts_ns = now;
 	p.probe.probe_id = ev_idx;
 	skb = spray_pkt_skb(c, &p, 0, spray_path_port(&c->path, (u16)ev_idx));
-	if (skb)
+	if (skb) {
+		spray_tsq_charge(c, skb);
 		__skb_queue_tail(q, skb);
+	}
 }
 
 /*
  * The entropy value of a new packet. Probes of DOWN entropy values that
  * fall due go out as PROBE packets on the way: data never rides a path
- * believed dead.
+ * believed dead. Return: the EV, or -1 if none can carry data or the
+ * socket has too much below it (a probe due then waits its next turn).
  */
 static int spray_pick_data_ev(struct spray_conn *c, u64 now,
 			      struct sk_buff_head *q)
@@ -166,6 +329,8 @@ static int spray_pick_data_ev(struct spray_conn *c, u64 now,
 		ev = spray_path_pick(&c->path, now, -1, &probe);
 		if (ev < 0 || !probe)
 			return ev;
+		if (spray_tsq_throttled(c))
+			return -1;
 		spray_queue_probe(c, ev, now, q);
 	} while (--tries);
 	/* unreachable: each probe moves its EV's next probe into the future */
@@ -351,6 +516,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	SPRAY_SKB_CB(skb)->daddr = c->remote.v6;
 	SPRAY_SKB_CB(skb)->oif = c->remote.scope_id;
 	SPRAY_SKB_CB(skb)->ev = port;
+	spray_tsq_charge(c, skb);
 	__skb_queue_tail(q, skb);
 	return m;
 }
@@ -359,7 +525,8 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
  * Send what the windows allow: retransmissions first, then new data, at
  * most SPRAY_TX_BURST skbs (of up to c->train packets of new data each);
  * if room is left, the timer goes on with the next burst once this one is
- * out (spray_conn_arm()).
+ * out (spray_conn_arm()); if the socket has too much below it, the
+ * connection waits for that to drain (spray_tsq_throttled()).
  */
 void spray_conn_pump(struct spray_conn *c, u64 now,
 		     struct sk_buff_head *q)
@@ -378,6 +545,8 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 	while (c->tw.inflight < cwnd && spray_txwin_next_retx(&c->tw, &psn)) {
 		if (n == SPRAY_TX_BURST)
 			goto more;
+		if (spray_tsq_throttled(c))
+			return;
 		rec = spray_txwin_rec(&c->tw, psn);
 		ev = spray_path_pick(&c->path, now, rec->ev, &probe);
 		if (ev < 0)
@@ -401,6 +570,8 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 			break;
 		if (n == SPRAY_TX_BURST)
 			goto more;
+		if (spray_tsq_throttled(c))
+			return;
 		ev = spray_pick_data_ev(c, now, q);
 		if (ev < 0)
 			return;

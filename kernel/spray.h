@@ -15,6 +15,7 @@
 #include <linux/spray.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/sizes.h>
 
 #include "pkt.h"
 #include "cc.h"
@@ -122,6 +123,7 @@ enum spray_mib_field {
 	SPRAY_MIB_SPURIOUS_LOSS,	/* declared lost, arrived after all */
 	SPRAY_MIB_WINDOW_PROBES,	/* persist timer: a packet beyond the grant */
 	SPRAY_MIB_RX_COPIED,		/* DATA payload copied, not kept in its skb */
+	SPRAY_MIB_TX_THROTTLED,		/* waits for what a socket has below it */
 	__SPRAY_MIB_MAX
 };
 
@@ -237,6 +239,12 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  *	kept skbs (SPRAY_RX_SLOT): a message's admission reserves it per
  *	packet, the credit counts it
  * @rcc: receiver credit shared by the connections sending to us
+ * @tsq_conns: connections waiting for what the socket has below it to
+ *	drain (struct spray_conn, tsq_node): see spray_tsq_throttled()
+ * @tsq_work: sends for them once half of it did (queued by its skbs'
+ *	destructor, which hands it a unit of sk_wmem_alloc)
+ * @tsq_skbs: DATA and PROBE skbs of the socket below it, not yet freed
+ *	or orphaned by the stack (their bytes are in sk_wmem_alloc)
  * @ordered: deliver each peer's messages in the order they were sent
  * @cc_mode: enum spray_cc_mode of the socket's connections
  */
@@ -264,6 +272,9 @@ struct spray_sock {
 	u32			tx_bytes;
 	u32			rx_extra;
 	struct spray_rcc	rcc;
+	struct list_head	tsq_conns;
+	struct work_struct	tsq_work;
+	atomic_t		tsq_skbs;
 	bool			ordered;
 	u8			cc_mode;
 };
@@ -321,6 +332,18 @@ struct spray_rmsg {
 #define SPRAY_MIN_FRAG		256
 
 /*
+ * What a socket may have below it: its DATA and PROBE skbs in qdiscs,
+ * device rings or a CPU's receive backlog (a veth's), until the stack
+ * frees or orphans them (the receiving IP layer, behind a veth). Bytes of
+ * truesize, as
+ * TCP's tcp_limit_output_bytes bounds a TCP socket, and skbs, as a
+ * backlog counts them (netdev_max_backlog). Past either, the socket's
+ * connections wait until half of it drained (spray_tsq_throttled()).
+ */
+#define SPRAY_TSQ_BYTES		SZ_1M
+#define SPRAY_TSQ_SKBS		64
+
+/*
  * Smallest fragment whose skb a message keeps instead of copying its
  * payload (spray_rmsg_keep()): below it the copy costs less than the
  * memory the skb would pin.
@@ -332,6 +355,7 @@ struct spray_rmsg {
 /* &spray_sock.flags */
 #define SPRAY_SS_GONE		0	/* orphan torn down (work or netns exit) */
 #define SPRAY_SS_LINGER_DONE	1	/* linger_work queued */
+#define SPRAY_SS_TSQ_THROTTLED	2	/* a connection waits on tsq_conns */
 
 static inline struct spray_sock *spray_sk(const struct sock *sk)
 {
@@ -362,6 +386,7 @@ unsigned int spray_sock_linger_wait(struct spray_sock *ss, long timeo);
 bool spray_sock_orphan(struct spray_sock *ss);
 void spray_sock_init_linger(struct spray_sock *ss);
 void spray_sock_teardown(struct spray_sock *ss);
+void spray_tsq_work(struct work_struct *work);
 void spray_net_kill_orphans(struct spray_net *sn);
 int spray_sock_set_ordered(struct spray_sock *ss, bool ordered);
 struct spray_tmsg *spray_sock_pop_error(struct spray_sock *ss);

@@ -129,6 +129,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 	} else if (spray_conn_idle(c) && now >= spray_conn_idle_deadline(c)) {
 		/* Idle for idle-timeout-ms: unhash, free outside the timer. */
 		hlist_del(&c->node);
+		list_del_init(&c->tsq_node);
 		ss->nconns--;
 		atomic_dec(&sn->nconns);
 		spray_mib_inc(sn, SPRAY_MIB_CONN_CLOSE);

@@ -245,6 +245,7 @@ struct spray_stats_get_rsp {
 		__u32 spurious_loss:1;
 		__u32 window_probes:1;
 		__u32 rx_copied:1;
+		__u32 tx_throttled:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -279,6 +280,7 @@ struct spray_stats_get_rsp {
 	__u64 spurious_loss;
 	__u64 window_probes;
 	__u64 rx_copied;
+	__u64 tx_throttled;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);
