@@ -401,6 +401,8 @@ void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count, u8 reason,
 void spray_queue_nacks(struct spray_conn *c, u64 now, struct sk_buff_head *q);
 void spray_queue_resume(struct spray_conn *c, struct sk_buff_head *q);
 void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q);
+int spray_tsq_init(void);
+void spray_tsq_drain(void);
 
 /* input.c: packets in */
 void spray_data_ready(struct spray_sock *ss);
@@ -408,8 +410,6 @@ void spray_rx_close(struct spray_conn *c);
 
 /* timer.c */
 void spray_conn_arm(struct spray_conn *c, u64 now);
-int spray_tsq_init(void);
-void spray_tsq_drain(void);
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
 
 int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len);

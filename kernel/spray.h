@@ -335,10 +335,10 @@ struct spray_rmsg {
  * What a socket may have below it: its DATA and PROBE skbs in qdiscs,
  * device rings or a CPU's receive backlog (a veth's), until the stack
  * frees or orphans them (the receiving IP layer, behind a veth). Bytes of
- * truesize, as
- * TCP's tcp_limit_output_bytes bounds a TCP socket, and skbs, as a
- * backlog counts them (netdev_max_backlog). Past either, the socket's
- * connections wait until half of it drained (spray_tsq_throttled()).
+ * truesize, as TCP's tcp_limit_output_bytes bounds a TCP socket, and skbs,
+ * as a backlog counts them (netdev_max_backlog). Past either, the
+ * socket's connections wait until half of it drained
+ * (spray_tsq_throttled()).
  */
 #define SPRAY_TSQ_BYTES		SZ_1M
 #define SPRAY_TSQ_SKBS		64
