@@ -329,9 +329,10 @@ static int spray_pick_data_ev(struct spray_conn *c, u64 now,
 		ev = spray_path_pick(&c->path, now, -1, &probe);
 		if (ev < 0 || !probe)
 			return ev;
+		spray_queue_probe(c, ev, now, q);
+		/* the caller checked before the probe; the train comes after */
 		if (spray_tsq_throttled(c))
 			return -1;
-		spray_queue_probe(c, ev, now, q);
 	} while (--tries);
 	/* unreachable: each probe moves its EV's next probe into the future */
 	return ev;
