@@ -133,6 +133,7 @@ struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	c->remote = *remote;
 	INIT_LIST_HEAD(&c->tmsgs);
 	INIT_LIST_HEAD(&c->rnode);
+	INIT_LIST_HEAD(&c->rx_wait_node);
 	INIT_LIST_HEAD(&c->tsq_node);
 	INIT_LIST_HEAD(&c->rmsgs);
 	INIT_LIST_HEAD(&c->rdone);
@@ -1039,6 +1040,7 @@ void spray_conn_free(struct spray_conn *c)
 	list_splice_init(&c->tmsgs, &dead);
 	c->tx_next = NULL;
 	spray_conn_free_rx(c);
+	spray_rx_unwait(c);
 	if (c->peer_cid)
 		spray_rcc_deactivate(&ss->rcc, &c->rcc);
 	list_del_init(&c->rnode);
@@ -1197,7 +1199,8 @@ out:
  *
  * Called after recvmsg() freed a message. Of the connections that receive
  * (&spray_sock.rconns, not every connection of the socket), those whose
- * packets were refused are told to send again (NACK RESUME), and those
+ * packets were refused are told to send again (NACK RESUME; those in line
+ * for buffer when their turn comes: spray_rx_turns()), and those
  * whose grant moved by more than the credit their sender still had get
  * an ACK with it, as TCP announces a window only when it grew enough: a
  * sender with credit left learns the new grant from the next ACK anyway.
@@ -1215,7 +1218,8 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
 	list_for_each_entry(c, &ss->rconns, rnode) {
 		if (ss->dead)
 			break;
-		if (c->rx_resume) {
+		/* those in line for buffer go when their turn comes */
+		if (c->rx_resume && list_empty(&c->rx_wait_node)) {
 			spray_queue_resume(c, &q);
 			continue;
 		}
@@ -1225,6 +1229,8 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
 		if (spray_conn_grant(c) - old >= max(left, 1U))
 			spray_queue_ack(c, now, &q);
 	}
+	if (!ss->dead)
+		spray_rx_turns(ss, &q);
 	spin_unlock_bh(&ss->lock);
 	spray_xmit_queue(sn, &q);
 }

@@ -221,6 +221,10 @@ struct spray_tmsg {
  * @rx_refused_top: one past the highest psn refused for lack of buffer
  * @rx_resume: psns were refused since the last NACK RESUME: tell the
  *	sender when there is room
+ * @rx_wait_node: in &spray_sock.rx_waiting while its turn has not come
+ * @rx_wait_charge: what the message refused for lack of buffer will cost
+ *	(spray_rmsg_charge()): reserved in &spray_sock.rx_turns on its turn
+ * @rx_turn: its turn came: its next new message is admitted
  * @rx_left_bytes: bytes the messages being reassembled still miss
  * @rx_left_msgs: messages being reassembled (in @rmsgs)
  * @rx: the receive window
@@ -280,6 +284,9 @@ struct spray_conn {
 	u32			rx_mtu;
 	u32			rx_refused_top;
 	bool			rx_resume;
+	struct list_head	rx_wait_node;
+	u32			rx_wait_charge;
+	bool			rx_turn;
 	u32			rx_left_bytes;
 	u32			rx_left_msgs;
 	struct spray_rxwin	rx;
@@ -407,6 +414,9 @@ void spray_tsq_drain(void);
 /* input.c: packets in */
 void spray_data_ready(struct spray_sock *ss);
 void spray_rx_close(struct spray_conn *c);
+s64 spray_rx_room(const struct spray_sock *ss);
+void spray_rx_unwait(struct spray_conn *c);
+void spray_rx_turns(struct spray_sock *ss, struct sk_buff_head *q);
 
 /* timer.c */
 void spray_conn_arm(struct spray_conn *c, u64 now);

@@ -82,6 +82,7 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
 	}
 	spray_conn_free_rx(c);
+	spray_rx_unwait(c);
 	spray_rxwin_cfg_default(&rcfg);
 	rcfg.ack_every = READ_ONCE(sn->cfg.ack_every);
 	rcfg.ack_delay_ns = READ_ONCE(sn->cfg.ack_delay_us) * NSEC_PER_USEC;
@@ -105,6 +106,7 @@ void spray_rx_close(struct spray_conn *c)
 {
 	lockdep_assert_held(&c->ss->lock);
 	spray_conn_free_rx(c);
+	spray_rx_unwait(c);
 	if (c->peer_cid)
 		spray_rcc_deactivate(&c->ss->rcc, &c->rcc);
 	c->peer_cid = 0;
@@ -203,11 +205,103 @@ static int spray_rx_skip(struct spray_conn *c, u32 msg_id)
 }
 
 /*
+ * Bytes of the receive buffer free for new messages: below SO_RCVBUF,
+ * past what messages admitted hold and the turns given reserve. May be
+ * negative (a message is admitted whole while the buffer is below).
+ */
+s64 spray_rx_room(const struct spray_sock *ss)
+{
+	return (s64)READ_ONCE(ss->sk.sk_rcvbuf) -
+	       atomic_read(&ss->sk.sk_rmem_alloc) - ss->rx_turns;
+}
+
+/*
+ * @c's new message costing @charge was refused for lack of buffer: it
+ * waits in line for its turn (unless it has it, and only the memory limit
+ * refused it: it keeps it).
+ */
+static void spray_rx_wait(struct spray_conn *c, u32 charge)
+{
+	lockdep_assert_held(&c->ss->lock);
+	if (c->rx_turn || !list_empty(&c->rx_wait_node))
+		return;
+	list_add_tail(&c->rx_wait_node, &c->ss->rx_waiting);
+	c->rx_wait_charge = charge;
+}
+
+/**
+ * spray_rx_unwait() - out of the line for receive buffer
+ * @c: connection whose message was admitted, or that stops receiving
+ *
+ * What its turn reserved is free again (spray_rx_turns() gives it to the
+ * next ones).
+ */
+void spray_rx_unwait(struct spray_conn *c)
+{
+	struct spray_sock *ss = c->ss;
+
+	lockdep_assert_held(&ss->lock);
+	list_del_init(&c->rx_wait_node);
+	if (c->rx_turn) {
+		ss->rx_turns -= c->rx_wait_charge;
+		c->rx_turn = false;
+	}
+	c->rx_wait_charge = 0;
+}
+
+/**
+ * spray_rx_turns() - give connections waiting for receive buffer their turn
+ * @ss: the receiving socket
+ * @q: where their NACK RESUME goes, or NULL (they learn it from the next
+ *	call with a queue, or resend refused packets on their own timer)
+ *
+ * Many senders into one buffer: were every refused sender told to send
+ * again at once whenever a message's room came free, all of them would
+ * send, one message would be admitted and the rest refused again, each
+ * refusal a train resent. So they take turns, in the order they were
+ * refused: as many as the free room holds, each reserving what its
+ * refused message costs; the first one even if its message is larger than
+ * the room, while nothing else is reserved and the buffer is below
+ * SO_RCVBUF (as a message of any size is admitted into a buffer with
+ * room). The others get no credit for new messages meanwhile
+ * (spray_conn_grant()). O(1) per turn given.
+ */
+void spray_rx_turns(struct spray_sock *ss, struct sk_buff_head *q)
+{
+	struct spray_conn *c;
+	s64 room;
+
+	lockdep_assert_held(&ss->lock);
+	while ((c = list_first_entry_or_null(&ss->rx_waiting,
+					     struct spray_conn,
+					     rx_wait_node))) {
+		room = spray_rx_room(ss);
+		if (room < c->rx_wait_charge && (ss->rx_turns || room <= 0))
+			break;
+		list_del_init(&c->rx_wait_node);
+		c->rx_turn = true;
+		ss->rx_turns += c->rx_wait_charge;
+		if (q)
+			spray_queue_resume(c, q);
+	}
+}
+
+/* May a new message of @c be admitted now? */
+static bool spray_rx_admits(const struct spray_conn *c)
+{
+	if (c->rx_turn)
+		return true;
+	/* those in line first; then while the buffer has room */
+	return list_empty(&c->ss->rx_waiting) && spray_rx_room(c->ss) > 0;
+}
+
+/*
  * The message a DATA packet belongs to: the one being reassembled, or a
  * new one admitted while the receive buffer is below SO_RCVBUF (as UDP
  * admits a datagram: one message of any size up to max-msg always gets
- * in) and the memory limits allow. Its whole size is reserved at once, so
- * an admitted message always completes.
+ * in), nobody waits in line for buffer before it (spray_rx_turns()) and
+ * the memory limits allow. Its whole size is reserved at once, so an
+ * admitted message always completes.
  *
  * Return: the message, or ERR_PTR(-EMSGSIZE) (longer than max-msg),
  * -EINVAL (its length disagrees with the message's), -ENOBUFS (no room
@@ -239,8 +333,8 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 						      p->data.frag_len)) *
 			   c->ss->rx_extra, len);
 	charge = spray_rmsg_charge(len, extra);
-	if (atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf) ||
-	    !spray_rmem_charge(sk, charge)) {
+	if (!spray_rx_admits(c) || !spray_rmem_charge(sk, charge)) {
+		spray_rx_wait(c, charge);
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RCVBUF_FULL);
 		return ERR_PTR(-ENOBUFS);
 	}
@@ -264,6 +358,8 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	c->rx_left_bytes += len;
 	c->rx_left_msgs++;
 	c->rx_last = rm;
+	/* its turn, if it waited, is used */
+	spray_rx_unwait(c);
 	return rm;
 
 err_uncharge:
@@ -574,6 +670,9 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 				      p->data.ts_ns, p->ev, now);
 		return spray_drop(sn, -err);
 	}
+	/* room came free for those in line (the turn may be this one's) */
+	if (!list_empty(&c->ss->rx_waiting))
+		spray_rx_turns(c->ss, q);
 	admitted = c->rx_left_msgs;
 	keep = spray_rx_keepable(skb, p->data.frag_len,
 				 p->hdr_len + p->data.frag_len, &extra);

@@ -590,17 +590,20 @@ more:
 /*
  * Receiver credit: how many packets of the peer's this socket can take. The
  * rest of each message already admitted has its room reserved (in packets
- * of the peer's size, rounded up per message); a new message is admitted
- * while the buffer is below SO_RCVBUF, and each of its packets may be a new
- * message costing a page: one packet per page free, at least one while
- * there is room, and what the skb it comes in may hold beyond its payload
- * (&spray_sock.rx_extra, learned as TCP learns its len/truesize ratio).
- * O(1): the per-connection sums are kept up to date.
+ * of the peer's size, rounded up per message). New messages share the free
+ * room (spray_rx_room()) among the senders with a message incomplete: each
+ * of their packets may be a new message costing a page: one packet per page
+ * of the share, at least one while there is room, and what the skb it
+ * comes in may hold beyond its payload (&spray_sock.rx_extra, learned as
+ * TCP learns its len/truesize ratio). While senders wait in line for buffer
+ * (spray_rx_turns()), only the one whose turn it is gets credit for a new
+ * message: its reservation. O(1): the per-connection sums are kept up to
+ * date.
  */
 u32 spray_conn_grant(struct spray_conn *c)
 {
 	struct spray_cc_cfg cfg = c->cc;
-	struct sock *sk = &c->ss->sk;
+	struct spray_sock *ss = c->ss;
 	u32 old = c->rcc.grant, grant;
 	s64 room;
 	u64 pkts;
@@ -609,10 +612,16 @@ u32 spray_conn_grant(struct spray_conn *c)
 	if (c->rx_mtu)
 		cfg.mtu = c->rx_mtu;
 	pkts = c->rx_left_bytes / cfg.mtu + c->rx_left_msgs;
-	room = (s64)READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
+	if (c->rx_turn)
+		room = c->rx_wait_charge;
+	else if (!list_empty(&ss->rx_waiting))
+		room = 0;
+	else
+		room = div_s64(spray_rx_room(ss),
+			       ss->rcc.nactive + !c->rcc.active);
 	if (room > 0)
 		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1,
-							c->ss->rx_extra)), 1);
+							ss->rx_extra)), 1);
 	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
 		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */
 	grant = spray_rcc_grant_rx(&c->ss->rcc, &c->rcc, &cfg, c->rx.cum,

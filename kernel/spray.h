@@ -239,6 +239,11 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  *	kept skbs (SPRAY_RX_SLOT): a message's admission reserves it per
  *	packet, the credit counts it
  * @rcc: receiver credit shared by the connections sending to us
+ * @rx_waiting: connections refused for lack of buffer, in the order of
+ *	their refusals (struct spray_conn, wait_node): they take turns
+ *	(spray_rx_turns())
+ * @rx_turns: bytes of receive buffer reserved for the connections whose
+ *	turn it is, until their message is admitted
  * @tsq_conns: connections waiting for what the socket has below it to
  *	drain (struct spray_conn, tsq_node): see spray_tsq_throttled()
  * @tsq_work: sends for them once half of it did (queued by its skbs'
@@ -272,6 +277,8 @@ struct spray_sock {
 	u32			tx_bytes;
 	u32			rx_extra;
 	struct spray_rcc	rcc;
+	struct list_head	rx_waiting;
+	u32			rx_turns;
 	struct list_head	tsq_conns;
 	struct work_struct	tsq_work;
 	atomic_t		tsq_skbs;
