@@ -766,6 +766,7 @@ static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 	if (ce) {
 		c->train = 1;
 		c->train_calm = 0;
+		c->train_undo = 0;
 		c->stat_ecn++;
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ECN_ECHO);
 	}
@@ -803,6 +804,7 @@ static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 		spray_hist_inc(&m->hist.rtos);
 	}
 	/* a loss costs a train all its packets: single packets again */
+	c->train_undo = max(c->train_undo, c->train);
 	c->train = 1;
 	c->train_calm = 0;
 	was_down = rec->ev < c->path.cfg.n &&
@@ -825,6 +827,12 @@ static void spray_tx_spurious(void *ctx, u32 psn,
 
 	if (rec->why == SPRAY_LOSS_REFUSED)
 		return;
+	/* the train is given back with the window (a spurious RTO on TCG) */
+	if (c->train_undo > c->train) {
+		c->train = c->train_undo;
+		c->train_calm = 0;
+	}
+	c->train_undo = 0;
 	spray_nscc_on_spurious(&c->nscc, &c->cc, rec->why);
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_SPURIOUS_LOSS);
 }
@@ -880,6 +888,7 @@ int spray_tx_restart(struct spray_conn *c)
 		return err;
 	c->tw.refusal_costs = c->lingering;
 	c->train = 1;
+	c->train_undo = 0;
 	spray_nscc_init(&c->nscc, &c->cc);
 	c->tx_next = NULL;
 	list_for_each_entry_safe(m, tmp, &c->tmsgs, node) {

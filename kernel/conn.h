@@ -198,6 +198,9 @@ struct spray_tmsg {
  *	without either (the pump also keeps a train within an eighth of
  *	the congestion window)
  * @train_calm: packets acknowledged, unmarked, since @train last moved
+ * @train_undo: @train before the losses since, 0 if none: a loss that
+ *	proves spurious (the packet arrived after all) gives it back, as
+ *	the congestion window's cut is undone
  * @ops_now: the time of the ACK, NACK or timer that spray_tx_ops' verdicts
  *	come from (one clock read for all the psns of one ACK)
  * @tw: the send window
@@ -267,6 +270,7 @@ struct spray_conn {
 	struct list_head	tsq_node;
 	u32			train;
 	u32			train_calm;
+	u32			train_undo;
 	u64			ops_now;
 	struct spray_txwin	tw;
 	struct spray_txrec	*ring;
