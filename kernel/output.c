@@ -792,7 +792,11 @@ void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q)
  * @cookie: reported with the message if it cannot be delivered
  *
  * Waits (unless non-blocking) while the socket's queued bytes are at or
- * above SO_SNDBUF; then charges the message's memory and copies it in.
+ * above SO_SNDBUF, and while the protocol's memory limits refuse the
+ * charge, as TCP waits for memory (sk_stream_wait_memory()): until its
+ * own messages' acknowledgements wake it, or again after a short random
+ * wait (others may free memory); then charges the message's memory and
+ * copies it in.
  *
  * Return: @len, or -EAGAIN, -EFAULT, -ENOMEM, -ENOBUFS (the protocol's or
  * the memory cgroup's limit, or too many connections), -ENETUNREACH (no
@@ -809,8 +813,8 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	struct in6_addr saddr;
 	struct spray_tmsg *m;
 	struct sk_buff_head q;
+	long timeo, vm_wait;
 	bool charged;
-	long timeo;
 	u64 now;
 	int err;
 
@@ -820,26 +824,37 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 
 		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
 			return -EPIPE;
+		vm_wait = 0;
 		spin_lock_bh(&ss->lock);
 		/* below SO_SNDBUF: room for one more message, of any size */
 		if (spray_sock_wspace(sk)) {
 			charged = spray_wmem_charge(sk, charge);
 			spin_unlock_bh(&ss->lock);
-			if (!charged)
+			if (charged)
+				break;
+			if (!timeo)
 				return -ENOBUFS;	/* memory limits */
-			break;
+			vm_wait = min_t(long, timeo,
+					get_random_u32_below(HZ / 5) + 2);
+		} else {
+			spin_unlock_bh(&ss->lock);
+			if (!timeo)
+				return -EAGAIN;
 		}
-		spin_unlock_bh(&ss->lock);
-		if (!timeo)
-			return -EAGAIN;
 		if (signal_pending(current))
 			return sock_intr_errno(timeo);
 		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 		add_wait_queue(sk_sleep(sk), &wait);
-		if (!spray_sock_wspace(sk) &&
-		    !(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN))
+		if (vm_wait) {
+			/* the time left counts what this wait took */
+			vm_wait -= wait_woken(&wait, TASK_INTERRUPTIBLE, vm_wait);
+			if (timeo != MAX_SCHEDULE_TIMEOUT)
+				timeo -= vm_wait;
+		} else if (!spray_sock_wspace(sk) &&
+			   !(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)) {
 			timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+		}
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}
 

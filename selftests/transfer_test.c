@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <linux/errqueue.h>
 
 #include "kselftest_harness.h"
@@ -377,6 +379,109 @@ TEST_F_TIMEOUT(pair, error_queue_overflow_says_enobufs, 120)
 		queued++;
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_EQ(1024, queued);
+}
+
+/*
+ * At the protocol's memory limit (an eighth of the machine's memory, as
+ * udp_mem) a blocking sendmsg() waits for memory, as TCP's does; a
+ * non-blocking one fails with ENOBUFS. 16 senders with full default send
+ * buffers reach that limit in a 2 GiB guest: one of them used to fail.
+ */
+TEST_F_TIMEOUT(pair, memory_limit_blocking_send_waits, 180)
+{
+	enum { FILLERS = 64, CHUNK = 1 << 20 };
+	struct linger drop = { .l_onoff = 1, .l_linger = 0 };
+	int tiny = 1, i, st, fd[FILLERS], nf = 0, p[2], size = CHUNK;
+	static unsigned char big[CHUNK];
+	char buf[1000] = "m", back[1000];
+	struct pollfd pf;
+	bool full = false;
+	pid_t child;
+	ssize_t r;
+
+	/* b admits one message and refuses the rest: a's second stays queued */
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &tiny, sizeof(tiny)));
+	ASSERT_EQ(1000, spray_sendto(self->a, buf, 1000, &self->sb));
+	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+	ASSERT_EQ(1000, spray_sendto(self->a, buf, 1000, &self->sb));
+	/*
+	 * Fill the protocol's memory with messages b refuses: 1 MiB ones,
+	 * then 64 KiB ones up to the hard limit, so that a 1 MiB message
+	 * fails until a megabyte is freed (under the pressure mark a socket
+	 * using little memory may still charge some).
+	 */
+	while (!full && nf < FILLERS) {
+		fd[nf] = socket(AF_SPRAY, SOCK_DGRAM, 0);
+		ASSERT_LE(0, fd[nf]);
+		nf++;
+		for (;;) {
+			r = sendto(fd[nf - 1], big, size, MSG_DONTWAIT,
+				   (struct sockaddr *)&self->sb, sizeof(self->sb));
+			if (r == size)
+				continue;
+			ASSERT_EQ(-1, r);
+			if (errno == EAGAIN)
+				break;	/* its SO_SNDBUF: the next one */
+			ASSERT_EQ(ENOBUFS, errno);
+			if (size < CHUNK) {
+				full = true;
+				break;
+			}
+			size = CHUNK / 16;
+		}
+	}
+	if (!full) {
+		for (i = 0; i < nf; i++)
+			close(fd[i]);
+		SKIP(return, "%d x 16 MiB did not reach the memory limit", nf);
+	}
+	TH_LOG("the limit was reached after %d senders", nf);
+	/* non-blocking: fails at once */
+	errno = 0;
+	EXPECT_EQ(-1, sendto(self->a, big, CHUNK, MSG_DONTWAIT,
+			     (struct sockaddr *)&self->sb, sizeof(self->sb)));
+	EXPECT_EQ(ENOBUFS, errno);
+	/* blocking: waits (a child, which says how its send ended) */
+	ASSERT_EQ(0, pipe(p));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		/* the fillers are the parent's to close */
+		for (i = 0; i < nf; i++)
+			close(fd[i]);
+		r = spray_sendto(self->a, big, CHUNK, &self->sb);
+		st = r == CHUNK ? 0 : errno;
+		_exit(write(p[1], &st, sizeof(st)) == sizeof(st) ? 0 : 1);
+	}
+	close(p[1]);
+	pf = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	/* (an absence: a bounded wait, the child says so if it returns) */
+	EXPECT_EQ(0, poll(&pf, 1, 1000)) {
+		if (read(p[0], &st, sizeof(st)) == sizeof(st))
+			TH_LOG("the blocking send returned: %s",
+			       st ? strerror(st) : "sent");
+	}
+	/* memory freed: it goes on */
+	for (i = 0; i < nf; i++) {
+		setsockopt(fd[i], SOL_SOCKET, SO_LINGER, &drop, sizeof(drop));
+		close(fd[i]);
+	}
+	EXPECT_EQ(1000, recv(self->b, back, sizeof(back), 0));
+	st = -1;
+	if (poll(&pf, 1, TIMEOUT_MS) == 1)
+		EXPECT_EQ((ssize_t)sizeof(st), read(p[0], &st, sizeof(st)));
+	if (st)
+		kill(child, SIGKILL);
+	ASSERT_EQ(0, st) TH_LOG("the blocking send: %s",
+				st < 0 ? "still waiting" : strerror(st));
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	close(p[0]);
+	/* and both queued messages arrive, in any order */
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS)) TH_LOG("message %d", i);
+		r = recv(self->b, big, CHUNK, 0);
+		EXPECT_TRUE(r == 1000 || r == CHUNK) TH_LOG("%zd bytes", r);
+	}
 }
 
 TEST_F(pair, sendmsg_bad_input)
