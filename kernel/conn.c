@@ -1228,7 +1228,8 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
 		if (ss->dead)
 			break;
 		/* those in line for buffer go when their turn comes */
-		if (c->rx_resume && list_empty(&c->rx_wait_node)) {
+		if (c->rx_resume &&
+		    (c->rx_turn || list_empty(&c->rx_wait_node))) {
 			spray_queue_resume(c, &q);
 			continue;
 		}
@@ -1239,7 +1240,7 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
 			spray_queue_ack(c, now, &q);
 	}
 	if (!ss->dead)
-		spray_rx_turns(ss, &q);
+		spray_rx_turns(ss, now, &q);
 	spin_unlock_bh(&ss->lock);
 	spray_xmit_queue(sn, &q);
 }

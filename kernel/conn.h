@@ -30,6 +30,8 @@
  * the sender (spray_conn_pump()).
  */
 #define SPRAY_TRAIN_MAX		16
+/* a turn for receive buffer unused for this long (or 8 RTTs) is taken back */
+#define SPRAY_RX_TURN_MIN_NS	(50 * NSEC_PER_MSEC)
 /* connections one socket keeps; packets opening more are dropped */
 #define SPRAY_MAX_CONNS		4096
 /*
@@ -224,10 +226,12 @@ struct spray_tmsg {
  * @rx_refused_top: one past the highest psn refused for lack of buffer
  * @rx_resume: psns were refused since the last NACK RESUME: tell the
  *	sender when there is room
- * @rx_wait_node: in &spray_sock.rx_waiting while its turn has not come
+ * @rx_wait_node: in &spray_sock.rx_waiting while its turn has not come,
+ *	then in &spray_sock.rx_turned until it uses it
  * @rx_wait_charge: what the message refused for lack of buffer will cost
  *	(spray_rmsg_charge()): reserved in &spray_sock.rx_turns on its turn
  * @rx_turn: its turn came: its next new message is admitted
+ * @rx_turn_ns: when (taken back if unused for long: spray_rx_turns())
  * @rx_left_bytes: bytes the messages being reassembled still miss
  * @rx_left_msgs: messages being reassembled (in @rmsgs)
  * @rx: the receive window
@@ -291,6 +295,7 @@ struct spray_conn {
 	struct list_head	rx_wait_node;
 	u32			rx_wait_charge;
 	bool			rx_turn;
+	u64			rx_turn_ns;
 	u32			rx_left_bytes;
 	u32			rx_left_msgs;
 	struct spray_rxwin	rx;
@@ -420,7 +425,7 @@ void spray_data_ready(struct spray_sock *ss);
 void spray_rx_close(struct spray_conn *c);
 s64 spray_rx_room(const struct spray_sock *ss);
 void spray_rx_unwait(struct spray_conn *c);
-void spray_rx_turns(struct spray_sock *ss, struct sk_buff_head *q);
+void spray_rx_turns(struct spray_sock *ss, u64 now, struct sk_buff_head *q);
 
 /* timer.c */
 void spray_conn_arm(struct spray_conn *c, u64 now);

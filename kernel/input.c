@@ -231,7 +231,8 @@ static void spray_rx_wait(struct spray_conn *c, u32 charge)
 
 /**
  * spray_rx_unwait() - out of the line for receive buffer
- * @c: connection whose message was admitted, or that stops receiving
+ * @c: connection whose message was admitted, that stops receiving, or
+ *	whose turn went unused
  *
  * What its turn reserved is free again (spray_rx_turns() gives it to the
  * next ones).
@@ -249,11 +250,17 @@ void spray_rx_unwait(struct spray_conn *c)
 	c->rx_wait_charge = 0;
 }
 
+/* How long a turn waits for its sender: 8 of its RTTs, 50 ms at least. */
+static u64 spray_rx_turn_ns(const struct spray_conn *c)
+{
+	return max_t(u64, 8ULL * c->rcc.rtt_ns, SPRAY_RX_TURN_MIN_NS);
+}
+
 /**
  * spray_rx_turns() - give connections waiting for receive buffer their turn
  * @ss: the receiving socket
- * @q: where their NACK RESUME goes, or NULL (they learn it from the next
- *	call with a queue, or resend refused packets on their own timer)
+ * @now: the time
+ * @q: where their NACK RESUME goes
  *
  * Many senders into one buffer: were every refused sender told to send
  * again at once whenever a message's room came free, all of them would
@@ -264,25 +271,32 @@ void spray_rx_unwait(struct spray_conn *c)
  * the room, while nothing else is reserved and the buffer is below
  * SO_RCVBUF (as a message of any size is admitted into a buffer with
  * room). The others get no credit for new messages meanwhile
- * (spray_conn_grant()). O(1) per turn given.
+ * (spray_conn_grant()). A turn its sender does not use in time (it went
+ * away) is taken back, oldest first; the sender queues again if it comes
+ * back. O(1) per turn given or taken back.
  */
-void spray_rx_turns(struct spray_sock *ss, struct sk_buff_head *q)
+void spray_rx_turns(struct spray_sock *ss, u64 now, struct sk_buff_head *q)
 {
 	struct spray_conn *c;
 	s64 room;
 
 	lockdep_assert_held(&ss->lock);
+	while ((c = list_first_entry_or_null(&ss->rx_turned,
+					     struct spray_conn,
+					     rx_wait_node)) &&
+	       now - c->rx_turn_ns > spray_rx_turn_ns(c))
+		spray_rx_unwait(c);
 	while ((c = list_first_entry_or_null(&ss->rx_waiting,
 					     struct spray_conn,
 					     rx_wait_node))) {
 		room = spray_rx_room(ss);
 		if (room < c->rx_wait_charge && (ss->rx_turns || room <= 0))
 			break;
-		list_del_init(&c->rx_wait_node);
+		list_move_tail(&c->rx_wait_node, &ss->rx_turned);
 		c->rx_turn = true;
+		c->rx_turn_ns = now;
 		ss->rx_turns += c->rx_wait_charge;
-		if (q)
-			spray_queue_resume(c, q);
+		spray_queue_resume(c, q);
 	}
 }
 
@@ -671,8 +685,8 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 		return spray_drop(sn, -err);
 	}
 	/* room came free for those in line (the turn may be this one's) */
-	if (!list_empty(&c->ss->rx_waiting))
-		spray_rx_turns(c->ss, q);
+	if (!list_empty(&c->ss->rx_waiting) || !list_empty(&c->ss->rx_turned))
+		spray_rx_turns(c->ss, now, q);
 	admitted = c->rx_left_msgs;
 	keep = spray_rx_keepable(skb, p->data.frag_len,
 				 p->hdr_len + p->data.frag_len, &extra);

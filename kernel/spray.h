@@ -242,8 +242,9 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  * @rx_waiting: connections refused for lack of buffer, in the order of
  *	their refusals (struct spray_conn, wait_node): they take turns
  *	(spray_rx_turns())
- * @rx_turns: bytes of receive buffer reserved for the connections whose
- *	turn it is, until their message is admitted
+ * @rx_turned: those whose turn it is, in the order it came
+ * @rx_turns: bytes of receive buffer reserved for them, until their
+ *	message is admitted
  * @tsq_conns: connections waiting for what the socket has below it to
  *	drain (struct spray_conn, tsq_node): see spray_tsq_throttled()
  * @tsq_work: sends for them once half of it did (queued by its skbs'
@@ -278,6 +279,7 @@ struct spray_sock {
 	u32			rx_extra;
 	struct spray_rcc	rcc;
 	struct list_head	rx_waiting;
+	struct list_head	rx_turned;
 	u32			rx_turns;
 	struct list_head	tsq_conns;
 	struct work_struct	tsq_work;

@@ -386,6 +386,64 @@ TEST_F_TIMEOUT(two, incast_into_small_rcvbuf_takes_turns, 180)
 }
 
 /*
+ * A sender that goes away while waiting in line for buffer does not hold
+ * up the line: x (an address of its own) is refused, y behind it; x's
+ * address goes away, so that nothing from x comes and nothing reaches it;
+ * when the reader makes room the turn is x's, unused, and taken back
+ * (after 8 of its RTTs, 50 ms at least): y's message goes in.
+ */
+TEST_F_TIMEOUT(two, unused_turn_is_taken_back, 90)
+{
+	const char *xip = variant->v6 ? "fd77::3" : "10.77.0.3";
+	struct sockaddr_spray xa, ya;
+	unsigned char seen[3] = {};
+	int tiny = 1, x, y, bad = 0;
+	unsigned int got;
+	double t0, end;
+
+	ASSERT_EQ(0, spray_sh("ip addr add %s/%d dev va nodad", xip,
+			      variant->v6 ? 64 : 24));
+	xa = addr_of(variant->v6, 3, 0);
+	ya = addr_of(variant->v6, 1, 0);
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &tiny,
+				sizeof(tiny)));
+	x = sock_in(NULL, &xa);
+	y = sock_in(NULL, &ya);
+	ASSERT_LE(0, x);
+	ASSERT_LE(0, y);
+	/* x: one message admitted (b does not read yet), the next refused */
+	ASSERT_EQ(1000, send_seq(x, &self->sb, 1000, 0, 0));
+	ASSERT_TRUE(spray_wait_readable(self->b, 10000));
+	ASSERT_EQ(1000, send_seq(x, &self->sb, 1000, 1, 0));
+	end = spray_now() + 10;
+	while (spray_ctl_val(self->nb, "stats", "rcvbuf-full") < 1 &&
+	       spray_now() < end)
+		usleep(10000);
+	ASSERT_LE(1, spray_ctl_val(self->nb, "stats", "rcvbuf-full"));
+	/* y: refused too, behind x in line */
+	ASSERT_EQ(1000, send_seq(y, &self->sb, 1000, 2, 0));
+	/* x's address goes away: x is silent and deaf from now on */
+	ASSERT_EQ(0, spray_sh("ip addr del %s/%d dev va", xip,
+			      variant->v6 ? 64 : 24));
+	/* b reads x's first message: room, and the turn is x's */
+	t0 = spray_now();
+	got = recv_some(self->b, 1, 10000, seen, 3, &bad);
+	ASSERT_EQ(1U, got);
+	ASSERT_EQ(1, seen[0]);
+	/* taken back unused: y's message goes in */
+	got = recv_some(self->b, 1, 20000, seen, 3, &bad);
+	TH_LOG("y's message %s %.2f s after the room came",
+	       got ? "arrived" : "did not arrive in", spray_now() - t0);
+	EXPECT_EQ(1U, got);
+	EXPECT_EQ(1, seen[2]);
+	EXPECT_EQ(0, seen[1]);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, wait_acked(y, 10000));
+	close(x);
+	close(y);
+}
+
+/*
  * A message longer than the receiver's max-msg fails at once with EMSGSIZE
  * (and its cookie); the messages around it are delivered.
  */
