@@ -378,11 +378,12 @@ TEST_F_TIMEOUT(two, incast_into_small_rcvbuf_takes_turns, 180)
 	       refused, rx, retx);
 	ASSERT_LT(0, rx);
 	/*
-	 * refused and resent: at most a quarter of what was taken (9% with
-	 * turns on 6.1; 109% when every refused sender resent at once)
+	 * refused and resent: at most half of what was taken (9-11% with
+	 * turns on 6.1, 23-32% on the debug kernel; 109% when every refused
+	 * sender resent at once)
 	 */
-	EXPECT_GE(rx / 4, refused) dump_stats(self->nb);
-	EXPECT_GE(rx / 4, retx);
+	EXPECT_GE(rx / 2, refused) dump_stats(self->nb);
+	EXPECT_GE(rx / 2, retx);
 }
 
 /*
