@@ -388,10 +388,10 @@ TEST_F_TIMEOUT(two, incast_into_small_rcvbuf_takes_turns, 180)
 
 /*
  * A sender that goes away while waiting in line for buffer does not hold
- * up the line: x (an address of its own) is refused, y behind it; x's
- * address goes away, so that nothing from x comes and nothing reaches it;
- * when the reader makes room the turn is x's, unused, and taken back
- * (after 8 of its RTTs, 50 ms at least): y's message goes in.
+ * up the line: x (an address of its own) is refused, y behind it; then
+ * nothing from x comes and nothing reaches it (u32 filters drop both ways); when
+ * the reader makes room the turn is x's, unused, and taken back (after 8
+ * of its RTTs, 50 ms at least): y's message goes in.
  */
 TEST_F_TIMEOUT(two, unused_turn_is_taken_back, 90)
 {
@@ -423,9 +423,20 @@ TEST_F_TIMEOUT(two, unused_turn_is_taken_back, 90)
 	ASSERT_LE(1, spray_ctl_val(self->nb, "stats", "rcvbuf-full"));
 	/* y: refused too, behind x in line */
 	ASSERT_EQ(1000, send_seq(y, &self->sb, 1000, 2, 0));
-	/* x's address goes away: x is silent and deaf from now on */
-	ASSERT_EQ(0, spray_sh("ip addr del %s/%d dev va", xip,
-			      variant->v6 ? 64 : 24));
+	/*
+	 * x's host goes away: everything from x and to x is dropped from
+	 * now on (removing its address is not enough: IPv6 still sends from
+	 * an address no longer there)
+	 */
+	ASSERT_EQ(0, spray_sh("tc qdisc add dev va root handle 1: prio && "
+			      "tc filter add dev va parent 1: protocol %s u32 "
+			      "match %s src %s action drop && "
+			      "ip netns exec %s tc qdisc add dev vb root handle 1: prio && "
+			      "ip netns exec %s tc filter add dev vb parent 1: protocol %s u32 "
+			      "match %s dst %s action drop",
+			      variant->v6 ? "ipv6" : "ip", variant->v6 ? "ip6" : "ip", xip,
+			      self->nb, self->nb,
+			      variant->v6 ? "ipv6" : "ip", variant->v6 ? "ip6" : "ip", xip));
 	/* b reads x's first message: room, and the turn is x's */
 	t0 = spray_now();
 	got = recv_some(self->b, 1, 10000, seen, 3, &bad);
