@@ -216,6 +216,8 @@ struct spray_tmsg {
  * @rx_verified: the peer's DATA carried @ack_cid (or answered a
  *	challenge): it hears us, the incarnation is not forged from off the
  *	path
+ * @peer_caps: SPRAY_CAP_* of the peer's last packet accepted (DATA of its
+ *	incarnation, ACK of ours): whether our DATA may carry ACKs
  * @chal_key: the secret of this connection's challenge tokens (random):
  *	the token for incarnation X is a hash of X under it, so that any
  *	number of SYNs may be challenged at once and a flood of forged ones
@@ -286,6 +288,7 @@ struct spray_conn {
 	u32			peer_cid;
 	u32			ack_cid;
 	bool			rx_verified;
+	u16			peer_caps;
 	u32			chal_key;
 	u64			peer_last_ts;
 	u64			rx_last_ns;

@@ -86,6 +86,13 @@ static void spray_rx_reset(struct spray_conn *c, u32 cid, u64 ts, u64 now)
 	spray_rxwin_cfg_default(&rcfg);
 	rcfg.ack_every = READ_ONCE(sn->cfg.ack_every);
 	rcfg.ack_delay_ns = READ_ONCE(sn->cfg.ack_delay_us) * NSEC_PER_USEC;
+	/*
+	 * An ACK waiting for an answer to carry it stays well inside the
+	 * sender's retransmission timeout (rto-min-us, the same config on
+	 * both ends as a rule): a quarter of it, 250 us by default.
+	 */
+	rcfg.answer_ns = min_t(u64, (u64)READ_ONCE(sn->cfg.rto_min_us) *
+			       (NSEC_PER_USEC / 4), U32_MAX);
 	spray_rxwin_init(&c->rx, cid, &rcfg);
 	/* active once a message of it is incomplete (spray_rx_update_active()) */
 	spray_rcc_conn_init(&c->rcc, &c->cc, cid);
@@ -656,6 +663,7 @@ static void spray_rx_accepted(struct spray_conn *c, const struct spray_pkt *p,
 	c->rx_last_ns = now;
 	c->rx_mtu = max_t(u32, c->rx_mtu, p->data.frag_len);
 	c->peer_last_ts = max(c->peer_last_ts, p->data.ts_ns);
+	c->peer_caps = p->caps;
 	if (p->dst_cid && p->dst_cid == c->ack_cid)
 		c->rx_verified = true;
 }
@@ -767,18 +775,24 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 	return SKB_NOT_DROPPED_YET;
 }
 
+/*
+ * An ACK of our incarnation, in a packet of its own (@ack_cid its src_cid)
+ * or carried by the peer's DATA (spray_data_ack_hdr.src_cid).
+ */
 static enum skb_drop_reason spray_rcv_ack(struct spray_conn *c,
-					  const struct spray_pkt *p, u64 now)
+					  const struct spray_ack *ack,
+					  u32 ack_cid, u16 caps, u64 now)
 {
 	struct spray_txack_sum sum;
 
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_RX);
 	c->ops_now = now;
-	if (spray_txwin_on_ack(&c->tw, &p->ack, now, &spray_tx_ops, c, &sum))
+	if (spray_txwin_on_ack(&c->tw, ack, now, &spray_tx_ops, c, &sum))
 		return SKB_DROP_REASON_TCP_ACK_UNSENT_DATA;
 	c->ack_rx_ns = now;
 	c->synced = true;
-	c->peer_ack_cid = p->src_cid;
+	c->peer_ack_cid = ack_cid;
+	c->peer_caps = caps;
 	c->last_active_ns = now;
 	spray_nscc_on_ack(&c->nscc, &c->cc, &sum, c->tw.min_rtt_ns, now);
 	if (c->tw.failed)
@@ -955,6 +969,15 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		 * ACK and NACKs come after the train (spray_rx_batch_end()).
 		 */
 		spray_rx_update_active(c);
+		/* the ACK it carries counts whatever became of the data */
+		if ((p->flags & SPRAY_F_ACK) && c->tx_ready &&
+		    p->dack.dst_cid == c->local_cid) {
+			spray_rcv_ack(c, &p->dack.ack, p->dack.src_cid, p->caps,
+				      now);
+			spray_conn_pump(c, now, q);
+			spray_conn_linger_check(c);
+			spray_conn_trace_cc(c);
+		}
 		break;
 	case SPRAY_T_PROBE:
 		if (!c->peer_cid || p->src_cid != c->peer_cid) {
@@ -975,7 +998,8 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		else if (p->flags & SPRAY_F_PROBE)
 			spray_probe_acked(c, p, now);
 		else
-			drop = spray_rcv_ack(c, p, now);
+			drop = spray_rcv_ack(c, &p->ack, p->src_cid, p->caps,
+					     now);
 		spray_conn_pump(c, now, q);
 		spray_conn_linger_check(c);
 		spray_conn_trace_cc(c);
@@ -1050,7 +1074,7 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 {
 	struct spray_addr peer = *from;
 	enum skb_drop_reason drop;
-	u8 hdr[SPRAY_ACK_LEN];
+	u8 hdr[SPRAY_MAX_HDR_LEN];
 	struct spray_sock *ss;
 	struct spray_conn *c;
 	struct sk_buff *nack;

@@ -26,6 +26,9 @@
 #define SPRAY_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 			 sizeof(struct udphdr))
 
+/* what our packets tell the peer we accept (spray_hdr.caps) */
+#define SPRAY_CAPS	SPRAY_CAP_DATA_ACK
+
 /* ---- what a socket has below it (TSQ) ---- */
 
 /*
@@ -194,7 +197,7 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 	u32 hlen;
 	int n;
 
-	hlen = spray_pkt_hdr_len(p->type);
+	hlen = spray_pkt_hlen(p->type, p->flags);
 	/*
 	 * A head from the CPU's page fragment cache when it fits a page: a
 	 * kmalloc'ed head is cleared at every allocation, a fragment cache
@@ -207,6 +210,7 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 	p->sport = sport;
 	p->dport = dport;
 	p->ev = ev;
+	p->caps = SPRAY_CAPS;
 	n = spray_pkt_build(skb_put(skb, hlen), hlen, p);
 	if (WARN_ON_ONCE(n != (int)hlen)) {
 		kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
@@ -232,6 +236,30 @@ u16 spray_ctrl_ev(struct spray_conn *c)
 		return spray_path_port(&c->path,
 				       get_random_u32_below(c->path.cfg.n));
 	return 49152 + get_random_u32_below(16384);
+}
+
+/*
+ * DATA carries the connection's ACK when there is one to send and the peer
+ * understands it (SPRAY_CAP_DATA_ACK) and it fits the packet: the answer to
+ * a request acknowledges it, no ACK packet of its own goes.
+ */
+static void spray_data_ack(struct spray_conn *c, struct spray_pkt *p,
+			   u64 now)
+{
+	u16 why;
+
+	if (!(c->peer_caps & SPRAY_CAP_DATA_ACK) || !c->peer_cid ||
+	    !spray_rxwin_ack_pending(&c->rx) ||
+	    p->data.frag_len + SPRAY_DATA_ACK_LEN > c->frag_size)
+		return;
+	why = c->rx.ack_now | SPRAY_TRACE_ACK_CARRIED;
+	p->flags |= SPRAY_F_ACK;
+	p->dack.src_cid = c->ack_cid;
+	p->dack.dst_cid = c->peer_cid;
+	spray_rxwin_build_ack(&c->rx, now, &p->dack.ack);
+	p->dack.ack.grant_psn = spray_conn_grant(c);
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ACK_CARRIED);
+	trace_spray_ack_sent(c, &p->dack.ack, why);
 }
 
 /* Return: the packet is queued. */
@@ -260,6 +288,7 @@ static bool spray_queue_data(struct spray_conn *c, u32 psn,
 	p.data.frag_len = rec->len;
 	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
 	p.data.ts_ns = now;
+	spray_data_ack(c, &p, now);
 	skb = spray_pkt_skb(c, &p, m->buf ? rec->len : 0,
 			    spray_path_port(&c->path, (u16)ev_idx));
 	if (!skb)
@@ -445,6 +474,8 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	bool probe;
 	int err = 0;
 
+	/* new data soon after an arrival answers it (delayed ACKs wait) */
+	spray_rxwin_data_sent(&c->rx, now);
 	if (k < 2 || m->len - m->next_off < c->frag_size) {
 		/* one packet: as any other */
 		len = min(c->frag_size, m->len - m->next_off);
@@ -467,6 +498,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	p.sport = c->ss->local.port;
 	p.dport = c->remote.port;
 	p.ev = port;
+	p.caps = SPRAY_CAPS;
 	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
 	p.data.ts_ns = now;
 	while (n < k && m) {
@@ -652,6 +684,7 @@ void spray_queue_ack(struct spray_conn *c, u64 now,
 	p.type = SPRAY_T_ACK;
 	p.src_cid = c->ack_cid;
 	p.dst_cid = c->peer_cid;
+	spray_rxwin_lone_ack(&c->rx);
 	spray_rxwin_build_ack(&c->rx, now, &p.ack);
 	p.ack.grant_psn = spray_conn_grant(c);
 	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));

@@ -124,6 +124,7 @@ enum spray_mib_field {
 	SPRAY_MIB_WINDOW_PROBES,	/* persist timer: a packet beyond the grant */
 	SPRAY_MIB_RX_COPIED,		/* DATA payload copied, not kept in its skb */
 	SPRAY_MIB_TX_THROTTLED,		/* waits for what a socket has below it */
+	SPRAY_MIB_ACK_CARRIED,		/* ACKs carried by DATA (SPRAY_F_ACK) */
 	__SPRAY_MIB_MAX
 };
 

@@ -728,6 +728,105 @@ TEST_F_TIMEOUT(two, close_acknowledges_what_arrived, 60)
 	EXPECT_EQ(EAGAIN, errno);
 }
 
+/* B answers @n requests from A with their own bytes (a thread). */
+static void *answer_requests(void *arg)
+{
+	struct { int fd; unsigned int n; long failed; } *srv = arg;
+	static unsigned char buf[65536];
+	struct sockaddr_spray from;
+	socklen_t flen;
+	unsigned int i;
+	ssize_t r;
+
+	for (i = 0; i < srv->n; i++) {
+		if (!spray_wait_readable(srv->fd, 20000))
+			break;
+		flen = sizeof(from);
+		r = recvfrom(srv->fd, buf, sizeof(buf), 0,
+			     (struct sockaddr *)&from, &flen);
+		if (r <= 0 || sendto(srv->fd, buf, (size_t)r, 0,
+				     (struct sockaddr *)&from, flen) != r)
+			break;
+	}
+	srv->failed = srv->n - i;
+	return NULL;
+}
+
+static long acks_of(const char *ns, const char *what)
+{
+	return spray_ctl_val(ns, "stats", what);
+}
+
+/*
+ * Requests and their answers: each answer carries the ACK of its request,
+ * each next request the ACK of the answer before it (SPRAY_F_ACK), so an
+ * exchange is two packets, not four; every ACK still arrives, and every
+ * message is acknowledged in the end (the last answer's ACK goes alone).
+ */
+TEST_F_TIMEOUT(two, answers_carry_acks, 120)
+{
+	const unsigned int n = 200, len = 64;
+	struct { int fd; unsigned int n; long failed; } srv = {
+		.fd = self->b, .n = n, .failed = -1,
+	};
+	long tx_a, tx_b, car_a, car_b, rx_a, rx_b;
+	unsigned char buf[256];
+	unsigned int i, ok = 0;
+	double end;
+	pthread_t t;
+	ssize_t r;
+
+	/*
+	 * A quarter of rto-min-us is how long an ACK waits for the answer:
+	 * 10 ms here, so that a slow machine (the debug kernel) answers in
+	 * time too. What is tested is that answers carry the ACKs.
+	 */
+	ASSERT_EQ(0, spray_sh(SPRAYCTL " set rto-min-us 40000 && "
+			      "ip netns exec %s " SPRAYCTL " set rto-min-us 40000",
+			      self->nb));
+	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
+		if (!spray_wait_readable(self->a, 20000))
+			break;
+		r = recv(self->a, buf, sizeof(buf), 0);
+		if (r == (ssize_t)len && check(buf, len) == (long)i)
+			ok++;
+	}
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, srv.failed);
+	EXPECT_EQ(n, ok) TH_LOG("%u of %u answers came back intact", ok, n);
+	/* every message delivered: the last answer's ACK went alone */
+	EXPECT_EQ(0, wait_acked(self->a, 10000));
+	EXPECT_EQ(0, wait_acked(self->b, 10000));
+	/* every ACK sent arrived, carried or not (wait for the last one) */
+	end = spray_now() + 10;
+	do {
+		tx_a = acks_of(NULL, "ack-tx");
+		car_a = acks_of(NULL, "ack-carried");
+		rx_a = acks_of(NULL, "ack-rx");
+		tx_b = acks_of(self->nb, "ack-tx");
+		car_b = acks_of(self->nb, "ack-carried");
+		rx_b = acks_of(self->nb, "ack-rx");
+		if (rx_a == tx_b + car_b && rx_b == tx_a + car_a)
+			break;
+		usleep(20000);
+	} while (spray_now() < end);
+	EXPECT_EQ(tx_b + car_b, rx_a);
+	EXPECT_EQ(tx_a + car_a, rx_b);
+	/*
+	 * B's answers carried the ACKs of A's requests, A's requests those of
+	 * B's answers; ACK packets of their own: the first exchange's (SYN),
+	 * the last answer's, a few where the answer came late.
+	 */
+	EXPECT_LE(n - n / 10, car_b) TH_LOG("B: %ld carried, %ld alone", car_b, tx_b);
+	EXPECT_LE(n - n / 10, car_a) TH_LOG("A: %ld carried, %ld alone", car_a, tx_a);
+	EXPECT_GE(n / 10 + 4, tx_a + tx_b) {
+		TH_LOG("ACK packets: A %ld, B %ld for %u exchanges", tx_a, tx_b, n);
+		dump_stats(self->nb);
+	}
+}
+
 /* SO_LINGER 0: close() drops what is queued, at once. */
 TEST_F_TIMEOUT(two, close_linger_zero_drops, 60)
 {

@@ -142,7 +142,7 @@ for cause, ctr in (("rack", "lost-rack"), ("nack", "lost-nack"), ("rto", "lost-r
 agree("spray_rto", S, h1["rto"], "h1 rto")
 agree("spray_ev_state", S, h1["path-down"], "h1 path-down", state="down")
 agree("spray_ev_state", S, h1["path-up"], "h1 path-up", state="up")
-agree("spray_ack_sent", R, h2["ack-tx"], "h2 ack-tx")
+agree("spray_ack_sent", R, h2["ack-tx"] + h2["ack-carried"], "h2 ack-tx + ack-carried")
 nacks = sum(1 for e, f in ev if e == "spray_nack_sent" and f.get("peer") == R
             and f.get("conn") != "0")
 tap(nacks == h2["nack-tx"], f"spray_nack_sent (of a connection) x{nacks} = h2 nack-tx {h2['nack-tx']}")

@@ -65,6 +65,22 @@ u32 spray_pkt_hdr_len(u8 type)
 	return 0;
 }
 
+/**
+ * spray_pkt_hlen() - bytes of headers of a packet of a type with flags
+ * @type: enum spray_type
+ * @flags: SPRAY_F_* bits (DATA with SPRAY_F_ACK carries an ACK header)
+ *
+ * Return: the header length, 0 for an unknown type.
+ */
+u32 spray_pkt_hlen(u8 type, u16 flags)
+{
+	u32 len = spray_pkt_hdr_len(type);
+
+	if (type == SPRAY_T_DATA && (flags & SPRAY_F_ACK))
+		len += SPRAY_DATA_ACK_LEN;
+	return len;
+}
+
 static u16 spray_flags_mask(u8 type)
 {
 	switch (type) {
@@ -93,7 +109,7 @@ static int spray_parse_data(const u8 *buf, u32 len, struct spray_pkt *out)
 	out->data.min_rtt = be16_to_cpu(d.min_rtt);
 	out->data.ts_ns = be64_to_cpu(d.ts_ns);
 
-	payload = len - SPRAY_DATA_HDR_LEN;
+	payload = len - out->hdr_len;
 	if (!out->data.msg_len || out->data.msg_len > SPRAY_WIRE_MAX_MSG)
 		return -SPRAY_DROP_LEN;
 	if (!out->data.frag_len || out->data.frag_len != payload)
@@ -105,20 +121,36 @@ static int spray_parse_data(const u8 *buf, u32 len, struct spray_pkt *out)
 	return 0;
 }
 
-static void spray_parse_ack(const u8 *buf, struct spray_pkt *out)
+static void spray_parse_ack(const u8 *buf, struct spray_ack *out)
 {
 	struct spray_ack_hdr a;
 
-	memcpy(&a, buf + SPRAY_HDR_LEN, sizeof(a));
-	out->ack.cum_psn = be32_to_cpu(a.cum_psn);
-	out->ack.sack_base = be32_to_cpu(a.sack_base);
-	out->ack.sack = be64_to_cpu(a.sack);
-	out->ack.ecn = be64_to_cpu(a.ecn);
-	out->ack.ts_echo = be64_to_cpu(a.ts_echo);
-	out->ack.hold_ns = be32_to_cpu(a.hold_ns);
-	out->ack.grant_psn = be32_to_cpu(a.grant_psn);
-	out->ack.ev_echo = be16_to_cpu(a.ev_echo);
-	out->ack.echo_psn = be32_to_cpu(a.echo_psn);
+	memcpy(&a, buf, sizeof(a));
+	out->cum_psn = be32_to_cpu(a.cum_psn);
+	out->sack_base = be32_to_cpu(a.sack_base);
+	out->sack = be64_to_cpu(a.sack);
+	out->ecn = be64_to_cpu(a.ecn);
+	out->ts_echo = be64_to_cpu(a.ts_echo);
+	out->hold_ns = be32_to_cpu(a.hold_ns);
+	out->grant_psn = be32_to_cpu(a.grant_psn);
+	out->ev_echo = be16_to_cpu(a.ev_echo);
+	out->echo_psn = be32_to_cpu(a.echo_psn);
+}
+
+/* the ACK a DATA packet carries (SPRAY_F_ACK) */
+static int spray_parse_dack(const u8 *buf, struct spray_pkt *out)
+{
+	__be32 cids[2];
+
+	memcpy(cids, buf + SPRAY_DATA_HDR_LEN, sizeof(cids));
+	out->dack.src_cid = be32_to_cpu(cids[0]);
+	out->dack.dst_cid = be32_to_cpu(cids[1]);
+	/* an ACK packet's src_cid may not be 0: nor may this one */
+	if (!out->dack.src_cid)
+		return -SPRAY_DROP_CID;
+	spray_parse_ack(buf + SPRAY_DATA_HDR_LEN + sizeof(cids),
+			&out->dack.ack);
+	return 0;
 }
 
 static int spray_parse_nack(const u8 *buf, struct spray_pkt *out)
@@ -187,10 +219,14 @@ int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out)
 	out->dst_cid = be32_to_cpu(h.dst_cid);
 	out->psn = be32_to_cpu(h.psn);
 	out->ev = be16_to_cpu(h.ev);
-	out->hdr_len = need;
+	out->caps = be16_to_cpu(h.caps);
 
 	if (out->flags & ~spray_flags_mask(h.type))
 		return -SPRAY_DROP_FLAGS;
+	need = spray_pkt_hlen(h.type, out->flags);
+	if (len < need)
+		return -SPRAY_DROP_SHORT;
+	out->hdr_len = need;
 	if (!out->sport || !out->dport)
 		return -SPRAY_DROP_PORT;
 	if (!out->src_cid)
@@ -200,9 +236,15 @@ int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out)
 
 	switch (h.type) {
 	case SPRAY_T_DATA:
+		if (out->flags & SPRAY_F_ACK) {
+			int err = spray_parse_dack(p, out);
+
+			if (err)
+				return err;
+		}
 		return spray_parse_data(p, len, out);
 	case SPRAY_T_ACK:
-		spray_parse_ack(p, out);
+		spray_parse_ack(p + SPRAY_HDR_LEN, &out->ack);
 		break;
 	case SPRAY_T_NACK:
 		return spray_parse_nack(p, out);
@@ -213,14 +255,32 @@ int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out)
 	return 0;
 }
 
+static void spray_build_ack(u8 *buf, const struct spray_ack *ack)
+{
+	struct spray_ack_hdr a = {
+		.cum_psn = cpu_to_be32(ack->cum_psn),
+		.sack_base = cpu_to_be32(ack->sack_base),
+		.sack = cpu_to_be64(ack->sack),
+		.ecn = cpu_to_be64(ack->ecn),
+		.ts_echo = cpu_to_be64(ack->ts_echo),
+		.hold_ns = cpu_to_be32(ack->hold_ns),
+		.grant_psn = cpu_to_be32(ack->grant_psn),
+		.ev_echo = cpu_to_be16(ack->ev_echo),
+		.echo_psn = cpu_to_be32(ack->echo_psn),
+	};
+
+	memcpy(buf, &a, sizeof(a));
+}
+
 /**
  * spray_pkt_build() - write the headers of a packet into a buffer
  * @buf: destination (any alignment); DATA payload goes at buf + return value
  * @size: bytes available at @buf
  * @pkt: what to write; the fields of @pkt->type are used, hdr_len is not
  *
- * Writes version, zero reserved fields and every field of the type. For
- * DATA, pkt->data.frag_len must be the payload length the caller appends.
+ * Writes version, zero reserved fields, caps and every field of the type
+ * (for DATA with SPRAY_F_ACK, the ACK in pkt->dack too). For DATA,
+ * pkt->data.frag_len must be the payload length the caller appends.
  * Does not validate the values beyond the type (the sender is trusted).
  *
  * Return: header bytes written, -EINVAL for an unknown type, -ENOSPC if
@@ -228,7 +288,7 @@ int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out)
  */
 int spray_pkt_build(void *buf, u32 size, const struct spray_pkt *pkt)
 {
-	u32 len = spray_pkt_hdr_len(pkt->type);
+	u32 len = spray_pkt_hlen(pkt->type, pkt->flags);
 	u8 *p = buf;
 	struct spray_hdr h;
 
@@ -248,6 +308,7 @@ int spray_pkt_build(void *buf, u32 size, const struct spray_pkt *pkt)
 	h.dst_cid = cpu_to_be32(pkt->dst_cid);
 	h.psn = cpu_to_be32(pkt->psn);
 	h.ev = cpu_to_be16(pkt->ev);
+	h.caps = cpu_to_be16(pkt->caps);
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
 
@@ -263,24 +324,21 @@ int spray_pkt_build(void *buf, u32 size, const struct spray_pkt *pkt)
 		};
 
 		memcpy(p, &d, sizeof(d));
-		break;
-	}
-	case SPRAY_T_ACK: {
-		struct spray_ack_hdr a = {
-			.cum_psn = cpu_to_be32(pkt->ack.cum_psn),
-			.sack_base = cpu_to_be32(pkt->ack.sack_base),
-			.sack = cpu_to_be64(pkt->ack.sack),
-			.ecn = cpu_to_be64(pkt->ack.ecn),
-			.ts_echo = cpu_to_be64(pkt->ack.ts_echo),
-			.hold_ns = cpu_to_be32(pkt->ack.hold_ns),
-			.grant_psn = cpu_to_be32(pkt->ack.grant_psn),
-			.ev_echo = cpu_to_be16(pkt->ack.ev_echo),
-			.echo_psn = cpu_to_be32(pkt->ack.echo_psn),
-		};
+		if (pkt->flags & SPRAY_F_ACK) {
+			__be32 cids[2] = {
+				cpu_to_be32(pkt->dack.src_cid),
+				cpu_to_be32(pkt->dack.dst_cid),
+			};
 
-		memcpy(p, &a, sizeof(a));
+			p += sizeof(d);
+			memcpy(p, cids, sizeof(cids));
+			spray_build_ack(p + sizeof(cids), &pkt->dack.ack);
+		}
 		break;
 	}
+	case SPRAY_T_ACK:
+		spray_build_ack(p, &pkt->ack);
+		break;
 	case SPRAY_T_NACK: {
 		struct spray_nack_hdr n = {
 			.nack_psn = cpu_to_be32(pkt->nack.psn),

@@ -95,11 +95,14 @@ struct spray_ack {
  * @dst_cid: receiver's connection id as known by the sender, or 0.
  * @psn: packet sequence number (DATA).
  * @ev: entropy value the sender chose.
+ * @caps: SPRAY_CAP_* bits of the sender's stack.
  * @hdr_len: bytes of headers; DATA payload starts at buf + hdr_len.
  * @data: DATA fields (frag_len = payload bytes).
  * @ack: ACK fields.
  * @nack: NACK fields.
  * @probe: PROBE fields.
+ * @dack: DATA with SPRAY_F_ACK: the acknowledgment it carries, with the
+ *	cids an ACK packet would have in its spray_hdr.
  */
 struct spray_pkt {
 	u8	type;
@@ -110,6 +113,7 @@ struct spray_pkt {
 	u32	dst_cid;
 	u32	psn;
 	u16	ev;
+	u16	caps;
 	u32	hdr_len;
 	union {
 		struct {
@@ -133,10 +137,16 @@ struct spray_pkt {
 			u32	probe_id;
 		} probe;
 	};
+	struct {
+		u32			src_cid;
+		u32			dst_cid;
+		struct spray_ack	ack;
+	} dack;
 };
 
 const char *spray_drop_reason_name(enum spray_drop_reason reason);
 u32 spray_pkt_hdr_len(u8 type);
+u32 spray_pkt_hlen(u8 type, u16 flags);
 int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out);
 int spray_pkt_build(void *buf, u32 size, const struct spray_pkt *pkt);
 

@@ -222,6 +222,14 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 	return 0;
 }
 
+/* how long a delayed ACK waits */
+static u32 rxw_ack_delay(const struct spray_rxwin *w)
+{
+	if (w->answering && w->cfg.answer_ns > w->cfg.ack_delay_ns)
+		return w->cfg.answer_ns;
+	return w->cfg.ack_delay_ns;
+}
+
 /**
  * spray_rxwin_ack_due() - whether an ACK should be sent now
  * @w: receive window
@@ -229,7 +237,7 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
  *
  * An ACK is due when packets are unacknowledged and: an immediate reason is
  * pending (SPRAY_RXACK_*), @cfg.ack_every packets arrived, or the oldest
- * is @cfg.ack_delay_ns old.
+ * is @cfg.ack_delay_ns old (@cfg.answer_ns while the connection answers).
  *
  * Return: true if the caller should build and send an ACK.
  */
@@ -241,7 +249,7 @@ bool spray_rxwin_ack_due(const struct spray_rxwin *w, u64 now_ns)
 		return false;
 	if (w->ack_now || w->unacked >= w->cfg.ack_every)
 		return true;
-	return now_ns - w->first_unacked_ns >= w->cfg.ack_delay_ns;
+	return now_ns - w->first_unacked_ns >= rxw_ack_delay(w);
 }
 
 /**
@@ -254,7 +262,51 @@ u64 spray_rxwin_ack_deadline(const struct spray_rxwin *w)
 {
 	if (!w->unacked)
 		return 0;
-	return w->first_unacked_ns + w->cfg.ack_delay_ns;
+	return w->first_unacked_ns + rxw_ack_delay(w);
+}
+
+/**
+ * spray_rxwin_ack_pending() - whether an ACK has something to say
+ * @w: receive window
+ *
+ * Return: packets arrived since the last ACK, or an immediate reason is
+ * pending: data we send now should carry an ACK (SPRAY_F_ACK).
+ */
+bool spray_rxwin_ack_pending(const struct spray_rxwin *w)
+{
+	return w->unacked || w->ack_now;
+}
+
+/**
+ * spray_rxwin_data_sent() - our side sent new data on the connection
+ * @w: receive window
+ * @now_ns: current time
+ *
+ * Data sent within @cfg.answer_ns of the last arrival answers it: delayed
+ * ACKs then wait for such data to carry them (as TCP enters its ping-pong
+ * mode when it sends within its delayed-ACK timeout of a receive).
+ */
+void spray_rxwin_data_sent(struct spray_rxwin *w, u64 now_ns)
+{
+	if (w->cfg.answer_ns && w->last_arrival_ns &&
+	    now_ns - w->last_arrival_ns < w->cfg.answer_ns)
+		w->answering = true;
+}
+
+/**
+ * spray_rxwin_lone_ack() - an ACK goes in a packet of its own
+ * @w: receive window
+ *
+ * Call before spray_rxwin_build_ack() for an ACK that no data carries. If
+ * it goes only because the delay ran out (no immediate reason, fewer than
+ * @cfg.ack_every packets), no answer came in time: delayed ACKs stop
+ * waiting for one (as TCP leaves ping-pong mode when its delayed-ACK timer
+ * fires), until data sent soon after an arrival shows answers again.
+ */
+void spray_rxwin_lone_ack(struct spray_rxwin *w)
+{
+	if (w->unacked && !w->ack_now && w->unacked < w->cfg.ack_every)
+		w->answering = false;
 }
 
 /* The lowest psn received and not yet reported by any ACK. */

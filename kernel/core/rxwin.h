@@ -31,11 +31,15 @@
  *	(default 10 us).
  * @reorder_min_ns: floor of the reorder window before a hole is NACKed
  *	(default 10 us); the window is max(rtt / 4, this).
+ * @answer_ns: while the connection answers what it receives (struct
+ *	spray_rxwin.answering), a delayed ACK waits this long (if more than
+ *	@ack_delay_ns) for the answer to carry it (default 0: never).
  */
 struct spray_rxwin_cfg {
 	u32	ack_every;
 	u32	ack_delay_ns;
 	u32	reorder_min_ns;
+	u32	answer_ns;
 };
 
 /* why an ACK is due at once (spray_rxwin.ack_now bits) */
@@ -67,6 +71,9 @@ struct spray_rxwin_nack {
  * @unacked: packets (new or duplicate) received since the last ACK.
  * @ack_now: SPRAY_RXACK_* reasons for an immediate ACK.
  * @last_ce: CE state of the last packet, for SPRAY_RXACK_CE.
+ * @answering: our side sends data soon after data arrives (a request and
+ *	its answer, as TCP's ping-pong mode): delayed ACKs wait
+ *	@cfg.answer_ns for that data to carry them.
  * @first_unacked_ns: arrival of the oldest unacknowledged packet.
  * @last_ts: ts_ns of the newest arrival, echoed by the next ACK.
  * @last_arrival_ns: its arrival time (for hold_ns).
@@ -98,6 +105,7 @@ struct spray_rxwin {
 	u32	unacked;
 	u8	ack_now;
 	bool	last_ce;
+	bool	answering;
 	bool	snap_valid;
 	u64	first_unacked_ns;
 	u64	last_ts;
@@ -134,6 +142,9 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 bool spray_rxwin_received(const struct spray_rxwin *w, u32 psn);
 bool spray_rxwin_ack_due(const struct spray_rxwin *w, u64 now_ns);
 u64 spray_rxwin_ack_deadline(const struct spray_rxwin *w);
+bool spray_rxwin_ack_pending(const struct spray_rxwin *w);
+void spray_rxwin_data_sent(struct spray_rxwin *w, u64 now_ns);
+void spray_rxwin_lone_ack(struct spray_rxwin *w);
 void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 			   struct spray_ack *ack);
 u64 spray_rxwin_nack_deadline(const struct spray_rxwin *w, u32 rtt_ns);

@@ -62,13 +62,20 @@ enum spray_type {
  * SPRAY_F_ACK_REQ: DATA, PROBE. Acknowledge without coalescing delay.
  * SPRAY_F_PROBE: ACK. This ACK answers a PROBE: echo_psn is the probe_id,
  *	ts_echo and ev_echo are the probe's.
+ * SPRAY_F_ACK: DATA. The packet carries an acknowledgment of the reverse
+ *	direction (the sender's receiving side of the connection): struct
+ *	spray_data_ack_hdr follows struct spray_data_hdr, the payload follows
+ *	it. Sent only to a peer whose packets carry SPRAY_CAP_DATA_ACK, so
+ *	that an answer acknowledges its request without a packet of its own.
  */
 #define SPRAY_F_SYN		0x0001
 #define SPRAY_F_RETX		0x0002
 #define SPRAY_F_ACK_REQ		0x0004
 #define SPRAY_F_PROBE		0x0008
+#define SPRAY_F_ACK		0x0010
 
-#define SPRAY_F_DATA_MASK	(SPRAY_F_SYN | SPRAY_F_RETX | SPRAY_F_ACK_REQ)
+#define SPRAY_F_DATA_MASK	(SPRAY_F_SYN | SPRAY_F_RETX | SPRAY_F_ACK_REQ | \
+				 SPRAY_F_ACK)
 #define SPRAY_F_ACK_MASK	SPRAY_F_PROBE
 #define SPRAY_F_NACK_MASK	0
 #define SPRAY_F_PROBE_MASK	(SPRAY_F_SYN | SPRAY_F_ACK_REQ)
@@ -95,7 +102,9 @@ enum spray_type {
  * @ev: the entropy value (UDP source port) the sender chose for this
  *	packet, echoed by ACKs so that path feedback survives source-port
  *	rewriting on the way.
- * @reserved: zero on send, ignored on receive.
+ * @caps: SPRAY_CAP_* bits: what the sender's stack accepts. Sent in every
+ *	packet; bits a receiver does not know are ignored. Stacks older than
+ *	the bits sent 0 (the field was reserved).
  */
 struct spray_hdr {
 	u8	version;
@@ -107,8 +116,17 @@ struct spray_hdr {
 	__be32	dst_cid;
 	__be32	psn;
 	__be16	ev;
-	__be16	reserved;
+	__be16	caps;
 };
+
+/*
+ * Capabilities (spray_hdr.caps).
+ *
+ * SPRAY_CAP_DATA_ACK: DATA with SPRAY_F_ACK is understood. Without it a
+ *	receiver drops such DATA (SPRAY_DROP_FLAGS), so a sender carries
+ *	ACKs in DATA only to a peer whose packets had the bit.
+ */
+#define SPRAY_CAP_DATA_ACK	0x0001
 
 /**
  * struct spray_data_hdr - follows spray_hdr in DATA packets (24 bytes)
@@ -195,6 +213,26 @@ struct spray_ack_hdr {
 };
 
 /**
+ * struct spray_data_ack_hdr - follows spray_data_hdr in DATA packets with
+ *	SPRAY_F_ACK (56 bytes)
+ * @src_cid: as an ACK's spray_hdr.src_cid: the sender's cid in the ACKs of
+ *	the incarnation acknowledged.
+ * @dst_cid: as an ACK's spray_hdr.dst_cid: the incarnation acknowledged
+ *	(the receiver's src_cid of its own DATA); checked as an ACK's is.
+ * @ack: the acknowledgment, as in an ACK packet; hold_ns and ts_echo
+ *	make the RTT sample exact whatever the answer waited for.
+ *
+ * The DATA's own spray_hdr cids name the incarnation of the data, as in any
+ * DATA packet; the carried ACK is processed as an ACK packet with these
+ * fields would be, whether or not the data is accepted.
+ */
+struct spray_data_ack_hdr {
+	__be32			src_cid;
+	__be32			dst_cid;
+	struct spray_ack_hdr	ack;
+};
+
+/**
  * enum spray_nack_reason - spray_nack_hdr.reason
  * @SPRAY_NACK_LOSS: the psns are missing while later ones have arrived for
  *	longer than the reorder window: retransmit them.
@@ -258,6 +296,9 @@ struct spray_probe_hdr {
 
 #define SPRAY_HDR_LEN		24
 #define SPRAY_DATA_HDR_LEN	48
+#define SPRAY_DATA_ACK_LEN	56	/* struct spray_data_ack_hdr */
+/* the longest headers: DATA carrying an ACK */
+#define SPRAY_MAX_HDR_LEN	(SPRAY_DATA_HDR_LEN + SPRAY_DATA_ACK_LEN)
 #define SPRAY_ACK_LEN		72
 #define SPRAY_NACK_LEN		40
 #define SPRAY_PROBE_LEN		40
@@ -270,6 +311,7 @@ static inline void spray_wire_check_sizes(void)
 		     SPRAY_DATA_HDR_LEN - SPRAY_HDR_LEN);
 	BUILD_BUG_ON(sizeof(struct spray_ack_hdr) !=
 		     SPRAY_ACK_LEN - SPRAY_HDR_LEN);
+	BUILD_BUG_ON(sizeof(struct spray_data_ack_hdr) != SPRAY_DATA_ACK_LEN);
 	BUILD_BUG_ON(sizeof(struct spray_nack_hdr) !=
 		     SPRAY_NACK_LEN - SPRAY_HDR_LEN);
 	BUILD_BUG_ON(sizeof(struct spray_probe_hdr) !=

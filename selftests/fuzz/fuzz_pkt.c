@@ -8,22 +8,29 @@
  * - a drop returns one of the parser's reasons and names it;
  * - an accepted packet satisfies everything spray_pkt_parse() promises:
  *   known type, only the flags of the type, non-zero ports and src_cid,
- *   hdr_len the type's, control packets exactly that long; DATA with
+ *   hdr_len the type's (a DATA's with its carried ACK if SPRAY_F_ACK, whose
+ *   src_cid is non-zero), control packets exactly that long; DATA with
  *   1 <= msg_len <= 8 MiB, frag_len the payload length, fragment inside
  *   the message; NACK count 1..SPRAY_NACK_MAX_COUNT and a known reason;
  * - spray_pkt_build() of the parsed packet gives back the input bytes
- *   (but the reserved fields, zero on send and ignored on receive) and
+ *   (but the reserved fields, zero on send and ignored on receive; caps
+ *   are kept) and
  *   parses to the same fields.
  */
 #include "pkt.h"
 #include "fuzz.h"
 
 /* byte offsets of the reserved fields of each type, from wire.h */
-static void zero_reserved(u8 *b, u8 type)
+static void zero_reserved(u8 *b, u8 type, u16 flags)
 {
-	b[22] = 0;
-	b[23] = 0;
 	switch (type) {
+	case SPRAY_T_DATA:
+		/* struct spray_ack_hdr's reserved, in the carried ACK */
+		if (flags & SPRAY_F_ACK) {
+			b[SPRAY_DATA_HDR_LEN + 8 + 42] = 0;
+			b[SPRAY_DATA_HDR_LEN + 8 + 43] = 0;
+		}
+		break;
 	case SPRAY_T_ACK:
 		b[SPRAY_HDR_LEN + 42] = 0;
 		b[SPRAY_HDR_LEN + 43] = 0;
@@ -42,8 +49,10 @@ static void same_pkt(const struct spray_pkt *a, const struct spray_pkt *b)
 	FZ_CHECK(a->type == b->type && a->flags == b->flags &&
 		 a->sport == b->sport && a->dport == b->dport &&
 		 a->src_cid == b->src_cid && a->dst_cid == b->dst_cid &&
-		 a->psn == b->psn && a->ev == b->ev &&
+		 a->psn == b->psn && a->ev == b->ev && a->caps == b->caps &&
 		 a->hdr_len == b->hdr_len, "common header differs");
+	FZ_CHECK(!memcmp(&a->dack, &b->dack, sizeof(a->dack)),
+		 "carried ACK differs");
 	switch (a->type) {
 	case SPRAY_T_DATA:
 		FZ_CHECK(a->data.msg_id == b->data.msg_id &&
@@ -106,8 +115,14 @@ static void check_accepted(const u8 *in, u32 len, const struct spray_pkt *p)
 	FZ_CHECK(!(p->flags & ~type_flags(p->type)), "flags %#x type %u",
 		 p->flags, p->type);
 	FZ_CHECK(p->sport && p->dport && p->src_cid, "zero port or cid");
-	FZ_CHECK(p->hdr_len == spray_pkt_hdr_len(p->type) && p->hdr_len &&
-		 p->hdr_len <= len, "hdr_len %u len %u", p->hdr_len, len);
+	FZ_CHECK(p->hdr_len == spray_pkt_hlen(p->type, p->flags) &&
+		 p->hdr_len && p->hdr_len <= len, "hdr_len %u len %u",
+		 p->hdr_len, len);
+	FZ_CHECK(!(p->flags & SPRAY_F_ACK) ||
+		 (p->type == SPRAY_T_DATA && p->dack.src_cid &&
+		  p->hdr_len == SPRAY_MAX_HDR_LEN),
+		 "carried ACK: type %u src_cid %u hdr_len %u", p->type,
+		 p->dack.src_cid, p->hdr_len);
 	if (p->type == SPRAY_T_DATA) {
 		FZ_CHECK(p->data.msg_len >= 1 &&
 			 p->data.msg_len <= SPRAY_WIRE_MAX_MSG,
@@ -139,7 +154,7 @@ static void check_accepted(const u8 *in, u32 len, const struct spray_pkt *p)
 	n = spray_pkt_build(out, p->hdr_len, p);
 	FZ_CHECK(n == (int)p->hdr_len, "build returned %d", n);
 	memcpy(want, in, p->hdr_len);
-	zero_reserved(want, p->type);
+	zero_reserved(want, p->type, p->flags);
 	FZ_CHECK(!memcmp(out, want, p->hdr_len), "rebuilt headers differ");
 	free(want);
 	free(out);
@@ -148,7 +163,7 @@ static void check_accepted(const u8 *in, u32 len, const struct spray_pkt *p)
 	out = malloc(len);
 	FZ_CHECK(out, "malloc");
 	memcpy(out, in, len);
-	zero_reserved(out, p->type);
+	zero_reserved(out, p->type, p->flags);
 	FZ_CHECK(spray_pkt_parse(out, len, &again) == 0, "rebuilt refused");
 	same_pkt(p, &again);
 	free(out);

@@ -166,6 +166,8 @@ static u32 build_data(u8 *buf, u32 psn, u16 flags, u16 ev)
 	struct spray_pkt p = {
 		.type = SPRAY_T_DATA, .flags = flags, .sport = 7, .dport = 9,
 		.src_cid = H.isn, .psn = psn, .ev = ev,
+		/* an ACK carried (SPRAY_F_ACK) is the sender's concern */
+		.dack = { .src_cid = 1 },
 	};
 	u32 k = psn - H.isn, msg = 0, foff = 0, flen = 1, i;
 	int n;
@@ -177,8 +179,8 @@ static u32 build_data(u8 *buf, u32 psn, u16 flags, u16 ev)
 	p.data.frag_off = foff;
 	p.data.frag_len = flen;
 	p.data.ts_ns = H.now;
-	n = spray_pkt_build(buf, SPRAY_DATA_HDR_LEN + MAX_FRAG, &p);
-	FZ_CHECK(n == SPRAY_DATA_HDR_LEN, "build %d", n);
+	n = spray_pkt_build(buf, SPRAY_MAX_HDR_LEN + MAX_FRAG, &p);
+	FZ_CHECK(n == (int)spray_pkt_hlen(SPRAY_T_DATA, flags), "build %d", n);
 	for (i = 0; i < flen; i++)
 		buf[n + i] = (u8)(msg + foff + i);
 	return n + flen;
@@ -187,7 +189,7 @@ static u32 build_data(u8 *buf, u32 psn, u16 flags, u16 ev)
 static void arrival(struct fz *f)
 {
 	u8 how = fz_u8(f), b = fz_u8(f), cut = fz_u8(f);
-	u8 buf[SPRAY_DATA_HDR_LEN + MAX_FRAG];
+	u8 buf[SPRAY_MAX_HDR_LEN + MAX_FRAG];
 	u16 flags = fz_u8(f) & SPRAY_F_DATA_MASK, at;
 	u32 psn, len;
 

@@ -116,6 +116,23 @@ static void gen_pkt(void)
 	put_pkt(&p, 1);
 	save("fuzz_pkt", "data-last-byte");
 
+	/* an answer carrying the ACK of its request */
+	p = hdr(SPRAY_T_DATA, SPRAY_F_ACK);
+	p.caps = SPRAY_CAP_DATA_ACK;
+	p.psn = 0x1234abce;
+	p.data.msg_id = 2;
+	p.data.msg_len = 64;
+	p.data.frag_len = 64;
+	p.dack.src_cid = 0x0badcafe;
+	p.dack.dst_cid = 0x55aa0002;
+	p.dack.ack.cum_psn = 1001;
+	p.dack.ack.sack_base = 937;
+	p.dack.ack.sack = ~0ULL;
+	p.dack.ack.grant_psn = 1100;
+	p.dack.ack.echo_psn = 1000;
+	put_pkt(&p, 64);
+	save("fuzz_pkt", "data-ack");
+
 	p = hdr(SPRAY_T_ACK, 0);
 	p.ack.cum_psn = 1000;
 	p.ack.sack_base = 990;

@@ -96,6 +96,61 @@ TEST(spray_pkt_build__nack_probe_close_roundtrip)
 	EXPECT_EQ(q.type, SPRAY_T_CLOSE);
 }
 
+TEST(spray_pkt_build__data_carrying_ack_roundtrip)
+{
+	struct spray_pkt p = {
+		.type = SPRAY_T_DATA, .flags = SPRAY_F_ACK, .sport = 7,
+		.dport = 9, .src_cid = 11, .dst_cid = 12, .psn = 13,
+		.ev = 50001, .caps = SPRAY_CAP_DATA_ACK,
+		.data = { .msg_id = 1, .msg_len = 64, .frag_len = 64,
+			  .ts_ns = 5 },
+		.dack = { .src_cid = 21, .dst_cid = 22,
+			  .ack = { .cum_psn = 30, .sack_base = 28,
+				   .sack = 0x8000000000000001ULL, .ecn = 1,
+				   .ts_echo = 987654321, .hold_ns = 4242,
+				   .grant_psn = 90, .ev_echo = 50002,
+				   .echo_psn = 29 } },
+	};
+	struct spray_pkt q;
+	int n;
+
+	n = spray_pkt_build(buf, sizeof(buf), &p);
+	EXPECT_EQ(n, SPRAY_MAX_HDR_LEN);
+	EXPECT_EQ(spray_pkt_hlen(SPRAY_T_DATA, SPRAY_F_ACK), SPRAY_MAX_HDR_LEN);
+	EXPECT_EQ(spray_pkt_hlen(SPRAY_T_ACK, SPRAY_F_ACK), SPRAY_ACK_LEN);
+	memset(buf + n, 0xab, 64);
+	EXPECT_EQ(spray_pkt_parse(buf, n + 64, &q), 0);
+	EXPECT_EQ(q.hdr_len, SPRAY_MAX_HDR_LEN);
+	EXPECT_EQ(q.flags, SPRAY_F_ACK);
+	EXPECT_EQ(q.caps, SPRAY_CAP_DATA_ACK);
+	EXPECT_EQ(q.src_cid, 11);
+	EXPECT_EQ(q.dst_cid, 12);
+	EXPECT_EQ(q.data.frag_len, 64);
+	EXPECT_EQ(q.dack.src_cid, 21);
+	EXPECT_EQ(q.dack.dst_cid, 22);
+	EXPECT(!memcmp(&p.dack.ack, &q.dack.ack, sizeof(p.dack.ack)));
+	/* caps on the wire at offset 22, big-endian */
+	EXPECT_EQ(buf[22], 0);
+	EXPECT_EQ(buf[23], SPRAY_CAP_DATA_ACK);
+
+	/* cut inside the carried ACK: short, not a payload length error */
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_DATA_HDR_LEN + 10, &q),
+		  -SPRAY_DROP_SHORT);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_MAX_HDR_LEN - 1, &q),
+		  -SPRAY_DROP_SHORT);
+	/* headers only: no payload is a length error, as for any DATA */
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_MAX_HDR_LEN, &q), -SPRAY_DROP_LEN);
+	/* a carried ACK from cid 0, as an ACK packet from it, is refused */
+	p.dack.src_cid = 0;
+	EXPECT_EQ(spray_pkt_build(buf, sizeof(buf), &p), SPRAY_MAX_HDR_LEN);
+	EXPECT_EQ(spray_pkt_parse(buf, n + 64, &q), -SPRAY_DROP_CID);
+	/* the flag on any other type is invalid */
+	p.type = SPRAY_T_PROBE;
+	p.dack.src_cid = 21;
+	EXPECT_EQ(spray_pkt_build(buf, sizeof(buf), &p), SPRAY_PROBE_LEN);
+	EXPECT_EQ(spray_pkt_parse(buf, SPRAY_PROBE_LEN, &q), -SPRAY_DROP_FLAGS);
+}
+
 TEST(spray_pkt_build__buffer_too_small)
 {
 	struct spray_pkt p = { .type = SPRAY_T_ACK };

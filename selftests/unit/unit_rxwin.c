@@ -203,6 +203,57 @@ TEST(spray_rxwin_ack_due__every_n_timer_and_urgent)
 	EXPECT(spray_rxwin_ack_due(&w, 1007));
 }
 
+TEST(spray_rxwin_answering__acks_wait_for_the_answer)
+{
+	struct spray_rxwin_cfg cfg = { .ack_every = 4, .ack_delay_ns = 100,
+				       .reorder_min_ns = 10, .answer_ns = 1000 };
+	struct spray_ack a;
+
+	spray_rxwin_init(&w, 0, &cfg);
+	EXPECT(!spray_rxwin_ack_pending(&w));
+	/* sending before anything arrived answers nothing */
+	spray_rxwin_data_sent(&w, 10);
+	EXPECT(!w.answering);
+	rx(0, 1000);
+	EXPECT(spray_rxwin_ack_pending(&w));
+	EXPECT_EQ(spray_rxwin_ack_deadline(&w), 1100);	/* not answering */
+	/* data sent soon after the arrival: an answer */
+	spray_rxwin_data_sent(&w, 1500);
+	EXPECT(w.answering);
+	spray_rxwin_build_ack(&w, 1500, &a);		/* carried by it */
+	EXPECT(!spray_rxwin_ack_pending(&w));
+	rx(1, 3000);
+	EXPECT(!spray_rxwin_ack_due(&w, 3100));		/* waits for the answer */
+	EXPECT_EQ(spray_rxwin_ack_deadline(&w), 4000);
+	EXPECT(spray_rxwin_ack_due(&w, 4000));
+	/* counted and urgent ACKs do not wait */
+	rx(2, 3001);
+	rx(3, 3002);
+	rx(4, 3003);
+	EXPECT(spray_rxwin_ack_due(&w, 3003));
+	spray_rxwin_lone_ack(&w);			/* count: still answering */
+	EXPECT(w.answering);
+	spray_rxwin_build_ack(&w, 3003, &a);
+	/* no answer came in time: the lone ACK ends the waiting */
+	rx(5, 5000);
+	EXPECT(spray_rxwin_ack_due(&w, 6000));
+	spray_rxwin_lone_ack(&w);
+	EXPECT(!w.answering);
+	spray_rxwin_build_ack(&w, 6000, &a);
+	rx(6, 7000);
+	EXPECT_EQ(spray_rxwin_ack_deadline(&w), 7100);
+	/* data long after the arrival is no answer */
+	spray_rxwin_data_sent(&w, 9000);
+	EXPECT(!w.answering);
+	/* off without answer_ns */
+	cfg.answer_ns = 0;
+	spray_rxwin_init(&w, 0, &cfg);
+	rx(0, 1000);
+	spray_rxwin_data_sent(&w, 1001);
+	EXPECT(!w.answering);
+	EXPECT_EQ(spray_rxwin_ack_deadline(&w), 1100);
+}
+
 TEST(spray_rxwin_nack_scan__observed_reordering_widens_window)
 {
 	struct spray_rxwin_nack out[8];

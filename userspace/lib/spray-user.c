@@ -150,6 +150,7 @@ const struct ynl_policy_attr spray_stats_policy[SPRAY_A_STATS_MAX + 1] = {
 	[SPRAY_A_STATS_WINDOW_PROBES] = { .name = "window-probes", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_RX_COPIED] = { .name = "rx-copied", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_TX_THROTTLED] = { .name = "tx-throttled", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_ACK_CARRIED] = { .name = "ack-carried", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest spray_stats_nest = {
@@ -658,6 +659,11 @@ int spray_stats_get_rsp_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.tx_throttled = 1;
 			dst->tx_throttled = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_ACK_CARRIED) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.ack_carried = 1;
+			dst->ack_carried = ynl_attr_get_u64(attr);
 		}
 	}
 

@@ -246,6 +246,7 @@ struct spray_stats_get_rsp {
 		__u32 window_probes:1;
 		__u32 rx_copied:1;
 		__u32 tx_throttled:1;
+		__u32 ack_carried:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -281,6 +282,7 @@ struct spray_stats_get_rsp {
 	__u64 window_probes;
 	__u64 rx_copied;
 	__u64 tx_throttled;
+	__u64 ack_carried;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);

@@ -174,7 +174,7 @@ int spraynl_strerror(struct ynl_sock *ys, char *buf, size_t len)
 	X(LOST_RACK, lost_rack) X(LOST_NACK, lost_nack)			\
 	X(LOST_RTO, lost_rto) X(SPURIOUS_LOSS, spurious_loss)		\
 	X(WINDOW_PROBES, window_probes) X(RX_COPIED, rx_copied)	\
-	X(TX_THROTTLED, tx_throttled)
+	X(TX_THROTTLED, tx_throttled) X(ACK_CARRIED, ack_carried)
 
 #define ONE(A, f) + 1
 _Static_assert(0 SPRAYNL_COUNTERS(ONE) == SPRAYNL_NR_COUNTERS,

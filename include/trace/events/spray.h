@@ -72,6 +72,7 @@ TRACE_DEFINE_ENUM(SPRAY_NACK_RESUME);
 #define SPRAY_TRACE_ACK_COUNT	0x100	/* ack-every packets arrived */
 #define SPRAY_TRACE_ACK_DELAY	0x200	/* the oldest waited ack-delay-us */
 #define SPRAY_TRACE_ACK_CREDIT	0x400	/* the application read: more credit */
+#define SPRAY_TRACE_ACK_CARRIED	0x800	/* carried by DATA (ack-carried) */
 
 #define spray_show_ack_why(why)						\
 	__print_flags(why, "|",						\
@@ -83,7 +84,8 @@ TRACE_DEFINE_ENUM(SPRAY_NACK_RESUME);
 		      { SPRAY_RXACK_MORE, "more" },			\
 		      { SPRAY_TRACE_ACK_COUNT, "count" },		\
 		      { SPRAY_TRACE_ACK_DELAY, "delay" },		\
-		      { SPRAY_TRACE_ACK_CREDIT, "credit" })
+		      { SPRAY_TRACE_ACK_CREDIT, "credit" },		\
+		      { SPRAY_TRACE_ACK_CARRIED, "carried" })
 
 /* A message events: queued by sendmsg(), fully acknowledged, received. */
 DECLARE_EVENT_CLASS(spray_msg_class,
