@@ -8,7 +8,8 @@ line per check; the shell turns them into TAP.
       write DIR/crafted.pcap, packets built here from spray-wire.rst (an
       encoder of its own, not the kernel's), decode it twice and check
       every field, the SACK and NACK analysis and the expert info, the
-      port preference, "decode as" and the heuristic.
+      ACK a DATA packet carries (flag ACK, caps), the port preference,
+      "decode as" and the heuristic.
   dissector_check.py live LUA PCAP DIR
       decode a capture taken on the sender during a lossy transfer and
       check it against the sender's counters, read with sprayctl -j before
@@ -20,15 +21,19 @@ import os
 import struct
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 TWO32 = 1 << 32
 FIELDS = [
     "frame.number", "udp.srcport", "udp.dstport", "afspray.type", "afspray.flags",
-    "afspray.flags.retx", "afspray.src_cid", "afspray.dst_cid", "afspray.psn",
+    "afspray.flags.retx", "afspray.flags.ack", "afspray.flags.undefined",
+    "afspray.caps", "afspray.caps.data_ack",
+    "afspray.src_cid", "afspray.dst_cid", "afspray.psn",
     "afspray.psn_rel", "afspray.ev", "afspray.data.msg_id", "afspray.data.msg_len",
     "afspray.data.frag_off", "afspray.data.frag_len", "afspray.data.last_frag",
     "afspray.data.min_rtt", "afspray.data.min_rtt_ns",
-    "afspray.cum_psn", "afspray.grant_psn",
+    "afspray.dack.src_cid", "afspray.dack.dst_cid",
+    "afspray.cum_psn", "afspray.cum_psn_rel", "afspray.grant_psn",
     "afspray.sack.first", "afspray.sack.last", "afspray.sack.count",
     "afspray.sack.hole.first", "afspray.sack.hole.last",
     "afspray.ecn.first", "afspray.ecn.last",
@@ -122,6 +127,22 @@ def tshark_packets(lua, pcap, *opts):
     return pkts
 
 
+def payload_pos(lua, pcap, num):
+    """(offset in the frame, length, hex) of frame NUM's payload, from PDML
+    (which has where a field is; not in FIELDS, as a live capture's
+    payloads would swell tshark's output for nothing)"""
+    cmd = ["tshark", "-n", "-r", pcap, "-X", "lua_script:" + lua, "-T", "pdml",
+           "-Y", "frame.number == %d" % num]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True)
+    if out.returncode:
+        return "tshark -T pdml: %s" % out.stderr.strip()[:500]
+    for el in ET.fromstring(out.stdout).iter("field"):
+        if el.get("name") == "afspray.data.payload":
+            return int(el.get("pos")), int(el.get("size")), el.get("value")
+    return None
+
+
 def one(fr, k, conv=int):
     v = fr[k]
     return conv(v[0]) if v else None
@@ -133,9 +154,9 @@ def ints(fr, k):
 
 # ---- packets, as spray-wire.rst describes them
 
-def hdr(t, flags, sport, dport, scid, dcid, psn, ev, version=1):
+def hdr(t, flags, sport, dport, scid, dcid, psn, ev, version=1, caps=0):
     return struct.pack("!BBHHHIIIHH", version, t, flags, sport, dport, scid, dcid,
-                       psn % TWO32, ev, 0)
+                       psn % TWO32, ev, caps)
 
 
 def rtt_field(ns):
@@ -154,10 +175,25 @@ def data(scid, dcid, psn, ev, msg, mlen, off, flen, ts, flags=0, payload=None,
             struct.pack("!IIIHHQ", msg, mlen, off, flen, rtt_field(min_rtt), ts) + body)
 
 
+def ack_body(cum, base, sack, ecn, ts, hold, grant, ev, echo):
+    """the 48 bytes after an ACK's common header"""
+    return struct.pack("!IIQQQIIHHI", cum % TWO32, base % TWO32, sack, ecn, ts,
+                       hold, grant % TWO32, ev, 0, echo % TWO32)
+
+
 def ack(scid, dcid, cum, base, sack, ecn, ts, hold, grant, ev, echo, flags=0):
     return (hdr(2, flags, 7001, 7000, scid, dcid, 0, 0) +
-            struct.pack("!IIQQQIIHHI", cum % TWO32, base % TWO32, sack, ecn, ts,
-                        hold, grant % TWO32, ev, 0, echo % TWO32))
+            ack_body(cum, base, sack, ecn, ts, hold, grant, ev, echo))
+
+
+def data_ack(scid, dcid, psn, ev, msg, mlen, off, ts, payload, ack_cids, ack_args,
+             flags=0x10, caps=1):
+    """DATA with flag ACK: after the DATA fields, the cids an ACK of the
+    other direction would carry (ack_cids: src, dst) and its 48 bytes
+    (ack_args as ack_body's), then the payload"""
+    return (hdr(1, flags, 7001, 7000, scid, dcid, psn, ev, caps=caps) +
+            struct.pack("!IIIHHQ", msg, mlen, off, len(payload), 0, ts) +
+            struct.pack("!II", *ack_cids) + ack_body(*ack_args) + payload)
 
 
 def nack(scid, dcid, psn, count, reason, cum, grant):
@@ -237,6 +273,26 @@ def crafted(lua, outdir):
     fr.append(frame(A, B, 50017, P, b"".join(
         data(C, 77, C + 12 + i, 50017, 9, 250, 100 * i, 100 if i < 2 else 50, 7000 + i)
         for i in range(3))))
+    # 26: the answer: DATA of the other direction (cid 77, caps DATA_ACK)
+    # carrying the ACK of C's: cum C+9 (missing), C+10 received, C+11
+    # missing, C+12..C+14 received (frame 25), C+13 CE-marked; its ts_echo
+    # is frame 25's last packet's
+    dack_sack = sum(1 << b for b in (1, 3, 4, 5))
+    answer = bytes(range(64))
+    fr.append(frame(B, A, P, P, data_ack(77, C, 77, 50020, 1, 64, 0, 9000, answer,
+                                         (77, C), (C + 9, C + 9, dack_sack, 1 << 4, 7002,
+                                                   3000, C + 200, 50017, C + 14))))
+    fr.append(frame(B, A, P, P, ack(77, C, C + 9, C, 0, 0, 2000, 0, C + 100, 50009,
+                                    C + 3, flags=0x10)))                       # 27 ACK on an ACK
+    fr.append(frame(A, B, 50021, P, data(C, 77, C + 15, 50021, 10, 10, 0, 10, 8000,
+                                          flags=0x20)))                        # 28 0x20 on DATA
+    # 29: flag ACK on a DATA of the old layout: what follows its DATA
+    # fields is taken for the ACK, and the payload is 56 bytes short
+    fr.append(frame(A, B, 50022, P, data(C, 77, C + 16, 50022, 11, 64, 0, 64, 8100,
+                                          flags=0x10)))
+    # 30: and one too short for the 104 bytes of headers
+    fr.append(frame(A, B, 50023, P, data(C, 77, C + 17, 50023, 12, 10, 0, 10, 8200,
+                                          flags=0x10)))
     pcap = os.path.join(outdir, "crafted.pcap")
     write_pcap(pcap, fr)
 
@@ -251,7 +307,7 @@ def crafted(lua, outdir):
     by = {int(f["frame.number"][0]): f for f in a}
     dec = sorted(n for n, f in by.items() if f["afspray.type"] or
                  any("AF_SPRAY" in m or "version" in m for m in f["_ws.expert.message"]))
-    want = [n for n in range(1, 26) if n not in (20, 21)]
+    want = [n for n in range(1, len(fr) + 1) if n not in (20, 21)]
     result(dec == want, "crafted: port 4797 and 'decode as' 5000 decoded, 6000 not "
            "(heuristic off)", "decoded %s" % dec)
     d = [by[i] for i in range(1, 9)]
@@ -349,6 +405,63 @@ def crafted(lua, outdir):
            and all(one(x, "frame.number") == 25 for x in pk),
            "  three packets of frame 25 in the JSON output, each first transmitted")
 
+    # caps (reserved before): 0 from the builder's ordinary packets
+    result(all(ints(by[i], "afspray.caps") == [0] and
+               one(by[i], "afspray.caps.data_ack") == 0 for i in (1, 9, 10, 16)) and
+           all(one(by[i], "afspray.flags.ack") == 0 for i in range(1, 9)),
+           "caps 0 (no DATA_ACK) and no flag ACK in ordinary packets",
+           "%s %s" % (by[1]["afspray.caps"], by[1]["afspray.caps.data_ack"]))
+    da = by[26]
+    result(ints(da, "afspray.flags") == [0x10] and one(da, "afspray.flags.ack") == 1 and
+           ints(da, "afspray.caps") == [1] and one(da, "afspray.caps.data_ack") == 1,
+           "DATA with flag ACK: the flag, caps DATA_ACK",
+           "%s %s %s" % (da["afspray.flags"], da["afspray.caps"], da["afspray.caps.data_ack"]))
+    result(ints(da, "afspray.src_cid") == [77] and ints(da, "afspray.dst_cid") == [C] and
+           ints(da, "afspray.dack.src_cid") == [77] and
+           ints(da, "afspray.dack.dst_cid") == [C] and one(da, "afspray.psn_rel") == 0,
+           "  the carried ACK's cids, apart from the DATA's",
+           "%s %s" % (da["afspray.dack.src_cid"], da["afspray.dack.dst_cid"]))
+    result(ints(da, "afspray.cum_psn") == [(C + 9) % TWO32] and
+           ints(da, "afspray.cum_psn_rel") == [9] and
+           ints(da, "afspray.grant_psn") == [(C + 200) % TWO32],
+           "  its cum_psn (relative to dack.dst_cid) and grant",
+           "%s %s %s" % (da["afspray.cum_psn"], da["afspray.cum_psn_rel"],
+                         da["afspray.grant_psn"]))
+    result(ints(da, "afspray.sack.first") == [(C + 10) % TWO32, (C + 12) % TWO32] and
+           ints(da, "afspray.sack.last") == [(C + 10) % TWO32, (C + 14) % TWO32] and
+           one(da, "afspray.sack.count") == 4 and
+           ints(da, "afspray.sack.hole.first") == [(C + 9) % TWO32, (C + 11) % TWO32] and
+           ints(da, "afspray.sack.hole.last") == [(C + 9) % TWO32, (C + 11) % TWO32] and
+           ints(da, "afspray.ecn.first") == [(C + 13) % TWO32],
+           "  its SACK ranges, holes and CE marks",
+           "%s %s %s" % (da["afspray.sack.first"], da["afspray.sack.last"],
+                         da["afspray.sack.hole.first"]))
+    result(one(da, "afspray.analysis.echo_frame") == 25,
+           "  its echoed timestamp is frame 25's", "%s" % da["afspray.analysis.echo_frame"])
+    # Ethernet, IPv4 and UDP headers: 42 bytes before the packet
+    pos = payload_pos(lua, pcap, 26)
+    result(one(da, "afspray.data.frag_len") == 64 and not da["_ws.expert.message"] and
+           pos == (42 + 104, 64, answer.hex()),
+           "  the payload: its 64 bytes at offset 104, after the carried ACK; none malformed",
+           "%s %s" % (pos, da["_ws.expert.message"]))
+    result("+ACK cum=%u" % ((C + 9) % TWO32) in " ".join(da["_ws.col.Info"]),
+           "  Info: +ACK cum=...", "%s" % da["_ws.col.Info"])
+    result(any("flags 0x10 not valid for ACK" in m for m in by[27]["_ws.expert.message"])
+           and one(by[27], "afspray.flags.ack") == 1,
+           "invalid: flag ACK on an ACK", "%s" % by[27]["_ws.expert.message"])
+    result(any("flags 0x20 not valid for DATA" in m for m in by[28]["_ws.expert.message"])
+           # (tshark gives a field with a mask shifted: 0x20 of 0xffe0 is 1)
+           and ints(by[28], "afspray.flags.undefined") == [0x20 >> 5],
+           "invalid: undefined flag 0x20 on DATA", "%s" % by[28]["_ws.expert.message"])
+    result(any("fragment length 64, payload 8 bytes" in m
+               for m in by[29]["_ws.expert.message"]),
+           "malformed: flag ACK, but no room for the carried ACK before the payload",
+           "%s" % by[29]["_ws.expert.message"])
+    result(any("DATA with flag ACK of 58 bytes, needs 104" in m
+               for m in by[30]["_ws.expert.message"]),
+           "malformed: DATA with flag ACK shorter than its 104 bytes of headers",
+           "%s" % by[30]["_ws.expert.message"])
+
     # B: the port moved to 6000 by preference, heuristic on
     try:
         b = tshark(lua, pcap, "-o", "afspray.udp_port:6000")
@@ -364,6 +477,10 @@ def crafted(lua, outdir):
     result([one(byb[i], "afspray.psn") for i in range(1, 9)] ==
            [(C + i) % TWO32 for i in range(8)],
            "heuristic: valid packets on a port not registered decoded")
+    result(ints(byb[26], "afspray.dack.dst_cid") == [C] and
+           one(byb[26], "afspray.data.frag_len") == 64 and
+           not byb[26]["_ws.expert.message"],
+           "heuristic: a DATA carrying an ACK (104 bytes of headers) decoded")
 
 
 def load(path):

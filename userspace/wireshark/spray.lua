@@ -18,7 +18,9 @@
 --   DATA   the psn relative to the incarnation's first (src_cid), the
 --          fragment's end, whether it is the message's last; the first
 --          transmission of a repeated psn and how many times it was seen
---          (expert info: retransmission, or a repeat without RETX);
+--          (expert info: retransmission, or a repeat without RETX); with
+--          flag ACK, the ACK it carries (between the DATA header and the
+--          payload) shown as an ACK packet's is, below;
 --   ACK    the SACK bitmap from cum_psn on as psn ranges received and
 --          holes (missing; the bits before cum_psn are set by definition),
 --          the CE-marked psns as ranges, the frame of the packet whose
@@ -37,6 +39,10 @@ local spray = Proto("afspray", "AF_SPRAY")
 
 local DEFAULT_PORT = 4797
 local HDR_LEN, DATA_LEN, ACK_LEN, NACK_LEN, PROBE_LEN, CLOSE_LEN = 24, 48, 72, 40, 40, 24
+-- DATA with flag ACK: its cids (8 bytes) and the ACK's 48 follow the DATA
+-- header, the payload comes after them
+local DACK_LEN = 56
+local DATA_ACK_LEN = DATA_LEN + DACK_LEN
 local MAX_MSG = 8 * 1024 * 1024
 local NACK_MAX = 64
 local TWO32 = 4294967296
@@ -46,9 +52,10 @@ local bit = bit32 or bit
 local T_DATA, T_ACK, T_NACK, T_PROBE, T_CLOSE = 1, 2, 3, 4, 5
 local type_names = { [1] = "DATA", [2] = "ACK", [3] = "NACK", [4] = "PROBE", [5] = "CLOSE" }
 local type_len = { [1] = DATA_LEN, [2] = ACK_LEN, [3] = NACK_LEN, [4] = PROBE_LEN, [5] = CLOSE_LEN }
-local F_SYN, F_RETX, F_ACK_REQ, F_PROBE = 0x1, 0x2, 0x4, 0x8
+local F_SYN, F_RETX, F_ACK_REQ, F_PROBE, F_ACK = 0x1, 0x2, 0x4, 0x8, 0x10
 -- flags each type may carry; any other bit drops the packet
-local flag_mask = { [1] = 0x7, [2] = 0x8, [3] = 0x0, [4] = 0x5, [5] = 0x0 }
+local flag_mask = { [1] = 0x17, [2] = 0x8, [3] = 0x0, [4] = 0x5, [5] = 0x0 }
+local CAP_DATA_ACK = 0x1
 local reason_names = { [1] = "LOSS", [2] = "WINDOW", [3] = "NO_CONN", [4] = "NO_BUF",
 	[5] = "MSG_SIZE", [6] = "RESUME" }
 
@@ -61,14 +68,21 @@ local f = {
 	flag_retx = ProtoField.bool("afspray.flags.retx", "RETX", 16, nil, F_RETX),
 	flag_ack_req = ProtoField.bool("afspray.flags.ack_req", "ACK_REQ", 16, nil, F_ACK_REQ),
 	flag_probe = ProtoField.bool("afspray.flags.probe", "PROBE", 16, nil, F_PROBE),
-	flag_other = ProtoField.uint16("afspray.flags.undefined", "Undefined", base.HEX, nil, 0xfff0),
+	flag_ack = ProtoField.bool("afspray.flags.ack", "ACK (carries an acknowledgment)", 16, nil,
+		F_ACK),
+	flag_other = ProtoField.uint16("afspray.flags.undefined", "Undefined", base.HEX, nil, 0xffe0),
 	sport = ProtoField.uint16("afspray.sport", "Source spray port", base.DEC),
 	dport = ProtoField.uint16("afspray.dport", "Destination spray port", base.DEC),
 	src_cid = ProtoField.uint32("afspray.src_cid", "Source connection id", base.DEC_HEX),
 	dst_cid = ProtoField.uint32("afspray.dst_cid", "Destination connection id", base.DEC_HEX),
 	psn = ProtoField.uint32("afspray.psn", "PSN", base.DEC),
 	ev = ProtoField.uint16("afspray.ev", "Entropy value", base.DEC),
-	reserved = ProtoField.uint16("afspray.reserved", "Reserved", base.HEX),
+	caps = ProtoField.uint16("afspray.caps", "Capabilities", base.HEX,
+		nil, nil, "what the sender's stack accepts; 0 from stacks older than the field"),
+	caps_data_ack = ProtoField.bool("afspray.caps.data_ack",
+		"DATA_ACK (DATA with flag ACK understood)", 16, nil, CAP_DATA_ACK),
+	caps_other = ProtoField.uint16("afspray.caps.undefined", "Undefined", base.HEX, nil, 0xfffe,
+		"bits a receiver does not know: ignored"),
 
 	psn_rel = ProtoField.uint32("afspray.psn_rel", "Relative PSN", base.DEC,
 		nil, nil, "psn - src_cid: the incarnation's first psn is its connection id"),
@@ -85,13 +99,17 @@ local f = {
 		nil, nil, "frag_off + frag_len"),
 	last_frag = ProtoField.bool("afspray.data.last_frag", "Last fragment of the message"),
 	payload = ProtoField.bytes("afspray.data.payload", "Payload"),
+	dack_src_cid = ProtoField.uint32("afspray.dack.src_cid", "ACK's source connection id",
+		base.DEC_HEX, nil, nil, "as an ACK packet of the other direction would carry it"),
+	dack_dst_cid = ProtoField.uint32("afspray.dack.dst_cid", "ACK's destination connection id",
+		base.DEC_HEX, nil, nil, "the incarnation acknowledged (its first psn)"),
 
 	cum_psn = ProtoField.uint32("afspray.cum_psn", "Cumulative PSN", base.DEC,
 		nil, nil, "every psn before it was received"),
 	grant_psn = ProtoField.uint32("afspray.grant_psn", "Grant PSN", base.DEC,
 		nil, nil, "the sender may send psns before it"),
 	cum_rel = ProtoField.uint32("afspray.cum_psn_rel", "Relative cumulative PSN", base.DEC,
-		nil, nil, "cum_psn - dst_cid"),
+		nil, nil, "cum_psn - dst_cid (of the ACK: dack.dst_cid in a DATA that carries it)"),
 	sack_base = ProtoField.uint32("afspray.ack.sack_base", "SACK base", base.DEC),
 	sack = ProtoField.uint64("afspray.ack.sack", "SACK bitmap", base.HEX),
 	ecn = ProtoField.uint64("afspray.ack.ecn", "ECN CE bitmap", base.HEX),
@@ -264,13 +282,127 @@ local function ranges_text(base_psn, list, max)
 	return table.concat(parts, ",")
 end
 
+-- header bytes of a packet of type @t with @flags (nil for an unknown
+-- type): DATA with flag ACK has the carried ACK before its payload
+local function hdr_len(t, flags)
+	if t == T_DATA and bit.band(flags, F_ACK) ~= 0 then
+		return DATA_ACK_LEN
+	end
+	return type_len[t]
+end
+
 -- ---- the packet types
+
+-- The 48 bytes of an ACK at @off of @tvb into @sub: an ACK packet's (at
+-- 24) and the one a DATA packet carries (flag ACK, at 56) are the same
+-- fields, read the same way. @dst_cid: the ACK's destination cid, the
+-- incarnation acknowledged (its psns count from it); @probe: the ACK
+-- answers a PROBE (only an ACK packet can: the flag is the packet's);
+-- @key: where the first pass keeps what it found. Appends to @info and
+-- returns the analysis: { echo = frame, rtt = ms } when the packet whose
+-- timestamp it echoes is in the capture, else {}.
+local function dissect_ack_fields(tvb, off, pinfo, sub, dst_cid, probe, info, key)
+	local cum = tvb(off, 4):uint()
+	local base_psn = tvb(off + 4, 4):uint()
+	local s_hi, s_lo = tvb(off + 8, 4):uint(), tvb(off + 12, 4):uint()
+	local c_hi, c_lo = tvb(off + 16, 4):uint(), tvb(off + 20, 4):uint()
+
+	sub:add(f.cum_psn, tvb(off, 4))
+	if dst_cid ~= 0 then
+		sub:add(f.cum_rel, tvb(off, 4), u32(cum - dst_cid)):set_generated()
+	end
+	sub:add(f.sack_base, tvb(off + 4, 4))
+	local st = sub:add(f.sack, tvb(off + 8, 8))
+	local ct = sub:add(f.ecn, tvb(off + 16, 8))
+	sub:add(f.ts_echo, tvb(off + 24, 8))
+	sub:add(f.hold_ns, tvb(off + 32, 4))
+	sub:add(f.grant_psn, tvb(off + 36, 4))
+	sub:add(f.ev_echo, tvb(off + 40, 2))
+	local it = sub:add(f.ack_reserved, tvb(off + 42, 2))
+	if tvb(off + 42, 2):uint() ~= 0 then
+		it:add_proto_expert_info(e.reserved)
+	end
+	if probe then
+		sub:add(f.echo_probe, tvb(off + 44, 4))
+	else
+		sub:add(f.echo_psn, tvb(off + 44, 4))
+	end
+
+	-- SACK: the bits from cum_psn on, as ranges received and holes up to
+	-- the highest received; the bits before cum_psn are set by definition
+	local from = u32(cum - base_psn)
+	if from >= TWO32 / 2 then
+		from = 0		-- cum_psn before the bitmap
+	end
+	local top = highest_set(s_hi, s_lo)
+	local got, holes = {}, {}
+	if top and from <= top then
+		got = runs(s_hi, s_lo, true, from, top)
+		holes = runs(s_hi, s_lo, false, from, top)
+	end
+	local n = 0
+	for _, r in ipairs(got) do
+		n = n + r[2] - r[1] + 1
+	end
+	local sr, cr = tvb(off + 8, 8), tvb(off + 16, 8)
+	st:add(f.sack_count, sr, n):set_generated()
+	add_ranges(st, sr, base_psn, got, f.sack_range, f.sack_first, f.sack_last, "Received")
+	add_ranges(st, sr, base_psn, holes, f.sack_hole, f.hole_first, f.hole_last, "Missing")
+	local ctop = highest_set(c_hi, c_lo)
+	local ce = ctop and runs(c_hi, c_lo, true, 0, ctop) or {}
+	local nce = 0
+	for _, r in ipairs(ce) do
+		nce = nce + r[2] - r[1] + 1
+	end
+	ct:add(f.ecn_count, cr, nce):set_generated()
+	add_ranges(ct, cr, base_psn, ce, f.ecn_range, f.ecn_first, f.ecn_last, "CE-marked")
+
+	-- the echoed packet and the RTT seen from here: DATA and PROBE are
+	-- recorded under their src_cid, which is the ACK's dst_cid
+	local fi = frame_info[key]
+	if not pinfo.visited or not fi then
+		local s = seen_ts[string.format("%u:%s", dst_cid, tostring(tvb(off + 24, 8):uint64()))]
+		fi = {}
+		if s then
+			fi.echo = s.frame
+			fi.rtt = (pinfo.abs_ts - s.time) * 1000 - tvb(off + 32, 4):uint() / 1e6
+		end
+		frame_info[key] = fi
+	end
+
+	if probe then
+		info[#info + 1] = string.format("probe=%u ev=%u", tvb(off + 44, 4):uint(),
+			tvb(off + 40, 2):uint())
+	else
+		info[#info + 1] = string.format("cum=%u", cum)
+		if #got > 0 then
+			info[#info + 1] = "sack=" .. ranges_text(base_psn, got, 4)
+		end
+		if #holes > 0 then
+			info[#info + 1] = "missing=" .. ranges_text(base_psn, holes, 4)
+		end
+		if nce > 0 then
+			info[#info + 1] = "ce=" .. ranges_text(base_psn, ce, 4)
+		end
+		info[#info + 1] = string.format("grant=%u", tvb(off + 36, 4):uint())
+	end
+	return fi
+end
+
+-- the echo analysis of an ACK (@fi from dissect_ack_fields) into the
+-- Analysis subtree @a; @tvbr: its ts_echo
+local function add_echo(a, tvbr, fi)
+	a:add(f.echo_frame, tvbr, fi.echo):set_generated()
+	a:add(f.rtt, tvbr, fi.rtt):set_generated()
+end
 
 local function dissect_data(tvb, pinfo, tree, h, info, len, key)
 	local msg_id = tvb(24, 4):uint()
 	local msg_len = tvb(28, 4):uint()
 	local frag_off = tvb(32, 4):uint()
 	local frag_len = tvb(36, 2):uint()
+	local carries = bit.band(h.flags, F_ACK) ~= 0
+	local hl = hdr_len(T_DATA, h.flags)
 	local sub = tree:add(spray, tvb(24, 24), "DATA header")
 
 	sub:add(f.msg_id, tvb(24, 4))
@@ -291,8 +423,25 @@ local function dissect_data(tvb, pinfo, tree, h, info, len, key)
 	sub:add(f.frag_end, tvb(32, 6), frag_off + frag_len):set_generated()
 	sub:add(f.last_frag, tvb(32, 6), frag_off + frag_len == msg_len):set_generated()
 
+	-- the ACK it carries: the acknowledgment of the other direction, with
+	-- cids of its own (the DATA's name the DATA's incarnation)
+	local ainfo, afi = {}, nil
+	if carries then
+		local dsrc, ddst = tvb(DATA_LEN, 4):uint(), tvb(DATA_LEN + 4, 4):uint()
+		local ds = tree:add(spray, tvb(DATA_LEN, DACK_LEN), "Carried ACK")
+		local ci = ds:add(f.dack_src_cid, tvb(DATA_LEN, 4))
+		if dsrc == 0 then
+			-- as an ACK packet's src_cid: the receiver drops the packet
+			ci:add_proto_expert_info(e.bad_field, "connection id 0")
+		end
+		ds:add(f.dack_dst_cid, tvb(DATA_LEN + 4, 4))
+		afi = dissect_ack_fields(tvb, DATA_LEN + 8, pinfo, ds, ddst, false, ainfo,
+			key .. ":ack")
+		ds:append_text(string.format(", cum psn %u", tvb(DATA_LEN + 8, 4):uint()))
+	end
+
 	-- lengths as sent: a capture may keep only the headers (snaplen)
-	local payload = len - DATA_LEN
+	local payload = len - hl
 	if frag_len == 0 then
 		fl:add_proto_expert_info(e.malformed, "fragment length 0")
 	elseif frag_len ~= payload then
@@ -304,8 +453,8 @@ local function dissect_data(tvb, pinfo, tree, h, info, len, key)
 			string.format("fragment %u..%u beyond the message's %u bytes",
 				frag_off, frag_off + frag_len, msg_len))
 	end
-	if tvb:len() > DATA_LEN and len > DATA_LEN then
-		tree:add(f.payload, tvb(DATA_LEN, math.min(tvb:len(), len) - DATA_LEN))
+	if tvb:len() > hl and len > hl then
+		tree:add(f.payload, tvb(hl, math.min(tvb:len(), len) - hl))
 	end
 
 	-- repeated psns: the first pass records, every pass shows
@@ -344,6 +493,9 @@ local function dissect_data(tvb, pinfo, tree, h, info, len, key)
 			"Retransmission of psn %u (its first transmission is not in the capture)",
 			h.psn))
 	end
+	if afi and afi.echo then
+		add_echo(a, tvb(DATA_LEN + 32, 8), afi)
+	end
 
 	info[#info + 1] = string.format("psn=%u msg=%u off=%u len=%u", h.psn, msg_id,
 		frag_off, frag_len)
@@ -355,96 +507,18 @@ local function dissect_data(tvb, pinfo, tree, h, info, len, key)
 	elseif fi.first then
 		info[#info + 1] = "[repeat]"
 	end
+	if carries then
+		info[#info + 1] = "+ACK " .. table.concat(ainfo, " ")
+	end
 end
 
 local function dissect_ack(tvb, pinfo, tree, h, info, key)
 	local probe = bit.band(h.flags, F_PROBE) ~= 0
-	local cum = tvb(24, 4):uint()
-	local base_psn = tvb(28, 4):uint()
-	local s_hi, s_lo = tvb(32, 4):uint(), tvb(36, 4):uint()
-	local c_hi, c_lo = tvb(40, 4):uint(), tvb(44, 4):uint()
 	local sub = tree:add(spray, tvb(24, 48), probe and "ACK header (probe answer)" or "ACK header")
+	local fi = dissect_ack_fields(tvb, HDR_LEN, pinfo, sub, h.dst_cid, probe, info, key)
 
-	sub:add(f.cum_psn, tvb(24, 4))
-	if h.dst_cid ~= 0 then
-		sub:add(f.cum_rel, tvb(24, 4), u32(cum - h.dst_cid)):set_generated()
-	end
-	sub:add(f.sack_base, tvb(28, 4))
-	local st = sub:add(f.sack, tvb(32, 8))
-	local ct = sub:add(f.ecn, tvb(40, 8))
-	sub:add(f.ts_echo, tvb(48, 8))
-	sub:add(f.hold_ns, tvb(56, 4))
-	sub:add(f.grant_psn, tvb(60, 4))
-	sub:add(f.ev_echo, tvb(64, 2))
-	local it = sub:add(f.ack_reserved, tvb(66, 2))
-	if tvb(66, 2):uint() ~= 0 then
-		it:add_proto_expert_info(e.reserved)
-	end
-	if probe then
-		sub:add(f.echo_probe, tvb(68, 4))
-	else
-		sub:add(f.echo_psn, tvb(68, 4))
-	end
-
-	-- SACK: the bits from cum_psn on, as ranges received and holes up to
-	-- the highest received; the bits before cum_psn are set by definition
-	local from = u32(cum - base_psn)
-	if from >= TWO32 / 2 then
-		from = 0		-- cum_psn before the bitmap
-	end
-	local top = highest_set(s_hi, s_lo)
-	local got, holes = {}, {}
-	if top and from <= top then
-		got = runs(s_hi, s_lo, true, from, top)
-		holes = runs(s_hi, s_lo, false, from, top)
-	end
-	local n = 0
-	for _, r in ipairs(got) do
-		n = n + r[2] - r[1] + 1
-	end
-	st:add(f.sack_count, tvb(32, 8), n):set_generated()
-	add_ranges(st, tvb(32, 8), base_psn, got, f.sack_range, f.sack_first, f.sack_last, "Received")
-	add_ranges(st, tvb(32, 8), base_psn, holes, f.sack_hole, f.hole_first, f.hole_last, "Missing")
-	local ctop = highest_set(c_hi, c_lo)
-	local ce = ctop and runs(c_hi, c_lo, true, 0, ctop) or {}
-	local nce = 0
-	for _, r in ipairs(ce) do
-		nce = nce + r[2] - r[1] + 1
-	end
-	ct:add(f.ecn_count, tvb(40, 8), nce):set_generated()
-	add_ranges(ct, tvb(40, 8), base_psn, ce, f.ecn_range, f.ecn_first, f.ecn_last, "CE-marked")
-
-	-- the echoed packet and the RTT seen from here
-	local fi = frame_info[key]
-	if not pinfo.visited or not fi then
-		local s = seen_ts[string.format("%u:%s", h.dst_cid, tostring(tvb(48, 8):uint64()))]
-		fi = {}
-		if s then
-			fi.echo = s.frame
-			fi.rtt = (pinfo.abs_ts - s.time) * 1000 - tvb(56, 4):uint() / 1e6
-		end
-		frame_info[key] = fi
-	end
 	if fi.echo then
-		local a = tree:add(spray, tvb(0, 0), "Analysis"):set_generated()
-		a:add(f.echo_frame, tvb(48, 8), fi.echo):set_generated()
-		a:add(f.rtt, tvb(48, 8), fi.rtt):set_generated()
-	end
-
-	if probe then
-		info[#info + 1] = string.format("probe=%u ev=%u", tvb(68, 4):uint(), tvb(64, 2):uint())
-	else
-		info[#info + 1] = string.format("cum=%u", cum)
-		if #got > 0 then
-			info[#info + 1] = "sack=" .. ranges_text(base_psn, got, 4)
-		end
-		if #holes > 0 then
-			info[#info + 1] = "missing=" .. ranges_text(base_psn, holes, 4)
-		end
-		if nce > 0 then
-			info[#info + 1] = "ce=" .. ranges_text(base_psn, ce, 4)
-		end
-		info[#info + 1] = string.format("grant=%u", tvb(60, 4):uint())
+		add_echo(tree:add(spray, tvb(0, 0), "Analysis"):set_generated(), tvb(48, 8), fi)
 	end
 end
 
@@ -530,6 +604,7 @@ local function dissect_one(tvb, pinfo, tree, len, key)
 	fi:add(f.flag_retx, tvb(2, 2))
 	fi:add(f.flag_ack_req, tvb(2, 2))
 	fi:add(f.flag_probe, tvb(2, 2))
+	fi:add(f.flag_ack, tvb(2, 2))
 	fi:add(f.flag_other, tvb(2, 2))
 	local spi = hdr:add(f.sport, tvb(4, 2))
 	local dpi = hdr:add(f.dport, tvb(6, 2))
@@ -540,10 +615,11 @@ local function dissect_one(tvb, pinfo, tree, len, key)
 		pi:add(f.psn_rel, tvb(16, 4), u32(h.psn - h.src_cid)):set_generated()
 	end
 	hdr:add(f.ev, tvb(20, 2))
-	local ri = hdr:add(f.reserved, tvb(22, 2))
-	if tvb(22, 2):uint() ~= 0 then
-		ri:add_proto_expert_info(e.reserved)
-	end
+	-- caps (reserved before): bits a receiver does not know are ignored, so
+	-- undefined ones are shown but not flagged
+	local capi = hdr:add(f.caps, tvb(22, 2))
+	capi:add(f.caps_data_ack, tvb(22, 2))
+	capi:add(f.caps_other, tvb(22, 2))
 
 	local tname = type_names[h.type]
 	local info = { tname or string.format("type %u", h.type) }
@@ -551,6 +627,8 @@ local function dissect_one(tvb, pinfo, tree, len, key)
 	if bit.band(h.flags, F_SYN) ~= 0 then fl[#fl + 1] = "SYN" end
 	if bit.band(h.flags, F_ACK_REQ) ~= 0 then fl[#fl + 1] = "ACK_REQ" end
 	if bit.band(h.flags, F_PROBE) ~= 0 then fl[#fl + 1] = "PROBE" end
+	-- (on DATA the carried ACK shows it: "+ACK cum=...")
+	if bit.band(h.flags, F_ACK) ~= 0 and h.type ~= T_DATA then fl[#fl + 1] = "ACK" end
 	if #fl > 0 then
 		info[#info + 1] = "[" .. table.concat(fl, ",") .. "]"
 	end
@@ -559,6 +637,9 @@ local function dissect_one(tvb, pinfo, tree, len, key)
 		h.dport))
 	if h.type == T_DATA then
 		root:append_text(string.format(", psn %u", h.psn))
+		if bit.band(h.flags, F_ACK) ~= 0 then
+			root:append_text(", carries an ACK")
+		end
 	end
 
 	if h.version ~= 1 then
@@ -582,10 +663,12 @@ local function dissect_one(tvb, pinfo, tree, len, key)
 		pi:add_proto_expert_info(e.bad_field, "psn of a " .. tname .. " packet is 0")
 	end
 
-	local need = type_len[h.type]
+	local need = hdr_len(h.type, h.flags)
 	if len < need then
+		local carries = h.type == T_DATA and bit.band(h.flags, F_ACK) ~= 0
 		root:add_proto_expert_info(e.malformed,
-			string.format("%s of %u bytes, needs %u", tname, len, need))
+			string.format("%s%s of %u bytes, needs %u", tname,
+				carries and " with flag ACK" or "", len, need))
 		return table.concat(info, " ") .. " (short)"
 	end
 	if tvb:len() < need then
@@ -614,14 +697,17 @@ end
 -- packet whose fragment ends before the datagram does is the first of a
 -- GSO train when the next header (if captured) is a DATA packet of the
 -- same connection; anything else is one packet (and shown as malformed if
--- its lengths disagree).
+-- its lengths disagree). A DATA carrying an ACK goes alone (spray-wire.rst),
+-- but its length counts the carried ACK all the same: a train that holds
+-- one is then cut where its packets are.
 local function packet_len(tvb, off, len)
 	local cap = tvb:len()
 	if cap - off < DATA_LEN or tvb(off, 1):uint() ~= 1 or tvb(off + 1, 1):uint() ~= T_DATA then
 		return len - off
 	end
-	local plen = DATA_LEN + tvb(off + 36, 2):uint()
-	if plen == DATA_LEN or off + plen >= len then
+	local hl = hdr_len(T_DATA, tvb(off + 2, 2):uint())
+	local plen = hl + tvb(off + 36, 2):uint()
+	if plen == hl or off + plen >= len then
 		return len - off
 	end
 	local nxt = off + plen
@@ -668,15 +754,17 @@ local function heuristic(tvb, pinfo, tree)
 		return false
 	end
 	local t, flags = tvb(1, 1):uint(), tvb(2, 2):uint()
-	local need = type_len[t]
+	local need = hdr_len(t, flags)
 	if not need or tvb:len() < need or bit.band(flags, bit.bnot(flag_mask[t])) ~= 0 or
 	   tvb(4, 2):uint() == 0 or tvb(6, 2):uint() == 0 or tvb(8, 4):uint() == 0 then
 		return false
 	end
 	if t == T_DATA then
-		-- one packet, or the first of a GSO train
-		if tvb(36, 2):uint() == 0 or (tvb(36, 2):uint() ~= len - DATA_LEN and
-		   packet_len(tvb, 0, len) == len) then
+		-- one packet, or the first of a GSO train; a carried ACK's
+		-- src_cid is not 0 either
+		if tvb(36, 2):uint() == 0 or (tvb(36, 2):uint() ~= len - need and
+		   packet_len(tvb, 0, len) == len) or
+		   (need == DATA_ACK_LEN and tvb(DATA_LEN, 4):uint() == 0) then
 			return false
 		end
 	elseif len ~= need or tvb(16, 4):uint() ~= 0 then
