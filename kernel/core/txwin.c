@@ -427,25 +427,16 @@ static bool txw_take_grant(struct spray_txwin *tw, u32 grant_psn)
 }
 
 /*
- * The receiver made room (its grant moved, or it said RESUME): what it
- * refused goes again now, not at the next RTO; not what was resent less
- * than @guard ago (the refusal may have been of an earlier transmission).
- *
- * One message at a time: the refused psns of the message of the oldest
- * refused record. The receiver refuses a message it has no room for;
- * room for the one it admits (its turn) is all it promises. Releasing
- * every refused psn made it refuse the rest again, one NACK and one
- * retransmission per packet of the window for every message admitted (16
- * senders into one socket: up to 12 retransmissions per packet). Once that
- * message is admitted, the receiver's RESUME or grant releases the next.
+ * The receiver made room (its grant moved): what it refused goes again now,
+ * not at the next RTO. Not what was resent less than half an srtt ago: the
+ * refusal may have been of an earlier transmission.
  */
 static void txw_release_refused(struct spray_txwin *tw, u64 now_ns,
-				u64 guard, const struct spray_txwin_ops *ops,
-				void *ctx)
+				const struct spray_txwin_ops *ops, void *ctx)
 {
+	u64 guard = tw->srtt_ns / 2;
 	struct spray_txrec *rec;
-	bool found = false;
-	u32 i, next, msg = 0;
+	u32 i, next;
 
 	/* oldest first; what was resent within the guard is newer still */
 	for (i = tw->t_head; i != SPRAY_TX_NIL && tw->refused; i = next) {
@@ -453,16 +444,9 @@ static void txw_release_refused(struct spray_txwin *tw, u64 now_ns,
 		next = rec->tnext;
 		if (now_ns < rec->sent_ns + guard)
 			break;
-		if (rec->state != SPRAY_TXREC_REFUSED)
-			continue;
-		if (!found) {
-			msg = rec->msg_id;
-			found = true;
-		} else if (rec->msg_id != msg) {
-			continue;
-		}
-		txw_mark_lost(tw, txw_psn(tw, rec), rec, SPRAY_LOSS_REFUSED,
-			      ops, ctx);
+		if (rec->state == SPRAY_TXREC_REFUSED)
+			txw_mark_lost(tw, txw_psn(tw, rec), rec,
+				      SPRAY_LOSS_REFUSED, ops, ctx);
 	}
 }
 
@@ -538,7 +522,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 	}
 
 	if (txw_take_grant(tw, ack->grant_psn) && tw->refused)
-		txw_release_refused(tw, now_ns, tw->srtt_ns / 2, ops, ctx);
+		txw_release_refused(tw, now_ns, ops, ctx);
 
 	if (ack->ts_echo && ack->ts_echo <= now_ns &&
 	    now_ns - ack->ts_echo <= U32_MAX) {
@@ -696,10 +680,9 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
  * message of @psn and sends no more of it.
  *
  * RESUME says the receiver has room again (it read, or admitted the
- * message the refused psns belong to): the REFUSED psns of the oldest
- * refused message go again at once (LOST with why REFUSED), without
- * waiting for its grant to move or the RTO; the next message's when that
- * one is admitted (txw_release_refused()). Applied as an ACK first.
+ * message the refused psns belong to): every REFUSED psn goes again at
+ * once (LOST with why REFUSED), without waiting for its grant to move or
+ * the RTO. Applied as an ACK first.
  *
  * Return: psns declared lost (0 for a refusal), -ECONNRESET for
  * SPRAY_NACK_NO_CONN (the caller starts a new incarnation), -EMSGSIZE for
@@ -764,8 +747,16 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 	if (reason == SPRAY_NACK_MSG_SIZE)
 		return -EMSGSIZE;
 	if (reason == SPRAY_NACK_RESUME) {
+		u32 i, next;
+
 		/* the receiver made room: what it refused goes again, now */
-		txw_release_refused(tw, now_ns, 0, ops, ctx);
+		for (i = tw->t_head; i != SPRAY_TX_NIL && tw->refused; i = next) {
+			rec = &tw->ring[i];
+			next = rec->tnext;
+			if (rec->state == SPRAY_TXREC_REFUSED)
+				txw_mark_lost(tw, txw_psn(tw, rec), rec,
+					      SPRAY_LOSS_REFUSED, ops, ctx);
+		}
 		return 0;
 	}
 

@@ -598,47 +598,6 @@ TEST(spray_txwin_on_nack__refusal_spends_retries_when_closing)
 	EXPECT(i <= (u32)cfg.max_retx + 1);
 }
 
-TEST(spray_txwin_on_nack__refused_go_again_one_message_at_a_time)
-{
-	struct spray_ack a = { .grant_psn = 1000 };
-	struct spray_txack_sum s;
-	u32 i;
-
-	setup(0);
-	/* three messages of four packets: psns 0-3, 4-7, 8-11 */
-	for (i = 0; i < 12; i++)
-		spray_txwin_send_new(&tw, 1000, (u16)(i % 8), 10 + i / 4,
-				     (i % 4) * 1000, 1000, NULL);
-	/* the receiver had room for none of them */
-	EXPECT_EQ(spray_txwin_on_nack(&tw, 0, 12, SPRAY_NACK_NO_BUF, 0, 1000,
-				      2000, &ops, NULL), 0);
-	EXPECT_EQ(tw.refused, 12);
-	/* its turn: the first message goes again, not the others */
-	EXPECT_EQ(spray_txwin_on_nack(&tw, 0, 1, SPRAY_NACK_RESUME, 0, 1000,
-				      3000, &ops, NULL), 0);
-	EXPECT_EQ(ev.why[SPRAY_LOSS_REFUSED], 4);
-	EXPECT_EQ(tw.refused, 8);
-	for (i = 0; i < 4; i++)
-		EXPECT_EQ(ev.lost[i], i);
-	for (i = 0; i < 4; i++)
-		spray_txwin_sent_retx(&tw, i, 1, 3100);
-	/* admitted and received: its grant moves, the second goes */
-	a.cum_psn = 4;
-	a.sack_base = 4;
-	a.grant_psn = 1004;
-	EXPECT_EQ(spray_txwin_on_ack(&tw, &a, 100000, &ops, NULL, &s), 0);
-	EXPECT_EQ(ev.why[SPRAY_LOSS_REFUSED], 8);
-	EXPECT_EQ(tw.refused, 4);
-	EXPECT_EQ(ev.lost[4], 4);
-	EXPECT_EQ(ev.lost[7], 7);
-	/* and a RESUME then the third */
-	EXPECT_EQ(spray_txwin_on_nack(&tw, 4, 1, SPRAY_NACK_RESUME, 4, 1004,
-				      100100, &ops, NULL), 0);
-	EXPECT_EQ(tw.refused, 0);
-	EXPECT_EQ(ev.why[SPRAY_LOSS_REFUSED], 12);
-	EXPECT_EQ(tw.lost_rack + tw.lost_nack + tw.lost_rto, 0);
-}
-
 TEST(spray_txwin_on_nack__resume_releases_refused_at_once)
 {
 	setup(0);
