@@ -405,6 +405,8 @@ void spray_write_space(struct sock *sk);
 u32 spray_conn_grant(struct spray_conn *c);
 struct spray_tmsg *spray_conn_next_new(struct spray_conn *c);
 void spray_conn_pump(struct spray_conn *c, u64 now, struct sk_buff_head *q);
+void spray_conn_tx_feedback(struct spray_conn *c, u64 now,
+			    struct sk_buff_head *q);
 u16 spray_ctrl_ev(struct spray_conn *c);
 bool spray_nack_allowed(struct spray_net *sn, const struct spray_addr *to,
 			u64 now);

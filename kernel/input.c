@@ -974,9 +974,7 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		    p->dack.dst_cid == c->local_cid) {
 			spray_rcv_ack(c, &p->dack.ack, p->dack.src_cid, p->caps,
 				      now);
-			spray_conn_pump(c, now, q);
-			spray_conn_linger_check(c);
-			spray_conn_trace_cc(c);
+			spray_conn_tx_feedback(c, now, q);
 		}
 		break;
 	case SPRAY_T_PROBE:
@@ -1000,9 +998,7 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		else
 			drop = spray_rcv_ack(c, &p->ack, p->src_cid, p->caps,
 					     now);
-		spray_conn_pump(c, now, q);
-		spray_conn_linger_check(c);
-		spray_conn_trace_cc(c);
+		spray_conn_tx_feedback(c, now, q);
 		break;
 	default:
 		/* CLOSE: defined, not implemented (spray-wire.rst) */

@@ -620,6 +620,19 @@ more:
 }
 
 /*
+ * After what the sender learns (an ACK, carried or not, a NACK, a timer):
+ * send what the windows now allow, end a linger that is done, trace the
+ * congestion state.
+ */
+void spray_conn_tx_feedback(struct spray_conn *c, u64 now,
+			    struct sk_buff_head *q)
+{
+	spray_conn_pump(c, now, q);
+	spray_conn_linger_check(c);
+	spray_conn_trace_cc(c);
+}
+
+/*
  * Receiver credit: how many packets of the peer's this socket can take. The
  * rest of each message already admitted has its room reserved (in packets
  * of the peer's size, rounded up per message). New messages share the free

@@ -163,9 +163,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 			spray_mib_inc(sn, SPRAY_MIB_WINDOW_PROBES);
 		if (c->tw.failed)
 			spray_tx_fail_all(c, ETIMEDOUT);
-		spray_conn_pump(c, now, &q);
-		spray_conn_linger_check(c);
-		spray_conn_trace_cc(c);
+		spray_conn_tx_feedback(c, now, &q);
 	}
 	spray_conn_arm(c, now);
 out:
