@@ -689,7 +689,7 @@ void spray_queue_ack(struct spray_conn *c, u64 now,
 		why = c->rx.ack_now;
 		if (c->rx.unacked >= c->rx.cfg.ack_every)
 			why |= SPRAY_TRACE_ACK_COUNT;
-		else if (!why && c->rx.unacked)
+		else if (spray_rxwin_ack_timed_out(&c->rx, now))
 			why |= SPRAY_TRACE_ACK_DELAY;
 		else if (!why)
 			why |= SPRAY_TRACE_ACK_CREDIT;
@@ -697,7 +697,7 @@ void spray_queue_ack(struct spray_conn *c, u64 now,
 	p.type = SPRAY_T_ACK;
 	p.src_cid = c->ack_cid;
 	p.dst_cid = c->peer_cid;
-	spray_rxwin_lone_ack(&c->rx);
+	spray_rxwin_lone_ack(&c->rx, now);
 	spray_rxwin_build_ack(&c->rx, now, &p.ack);
 	p.ack.grant_psn = spray_conn_grant(c);
 	skb = spray_pkt_skb(c, &p, 0, spray_ctrl_ev(c));

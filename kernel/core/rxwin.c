@@ -294,18 +294,35 @@ void spray_rxwin_data_sent(struct spray_rxwin *w, u64 now_ns)
 }
 
 /**
+ * spray_rxwin_ack_timed_out() - whether an ACK goes only for its delay
+ * @w: receive window
+ * @now_ns: current time
+ *
+ * Return: packets await acknowledgment, no immediate reason is pending,
+ * fewer than @cfg.ack_every arrived, and the oldest has waited the whole
+ * delay. An ACK sent for another reason (credit: the reader made room)
+ * before that says nothing of answers.
+ */
+bool spray_rxwin_ack_timed_out(const struct spray_rxwin *w, u64 now_ns)
+{
+	return w->unacked && !w->ack_now && w->unacked < w->cfg.ack_every &&
+	       now_ns - w->first_unacked_ns >= rxw_ack_delay(w);
+}
+
+/**
  * spray_rxwin_lone_ack() - an ACK goes in a packet of its own
  * @w: receive window
+ * @now_ns: current time
  *
  * Call before spray_rxwin_build_ack() for an ACK that no data carries. If
- * it goes only because the delay ran out (no immediate reason, fewer than
- * @cfg.ack_every packets), no answer came in time: delayed ACKs stop
- * waiting for one (as TCP leaves ping-pong mode when its delayed-ACK timer
- * fires), until data sent soon after an arrival shows answers again.
+ * it goes only because the delay ran out (spray_rxwin_ack_timed_out()),
+ * no answer came in time: delayed ACKs stop waiting for one (as TCP leaves
+ * ping-pong mode when its delayed-ACK timer fires), until data sent soon
+ * after an arrival shows answers again.
  */
-void spray_rxwin_lone_ack(struct spray_rxwin *w)
+void spray_rxwin_lone_ack(struct spray_rxwin *w, u64 now_ns)
 {
-	if (w->unacked && !w->ack_now && w->unacked < w->cfg.ack_every)
+	if (spray_rxwin_ack_timed_out(w, now_ns))
 		w->answering = false;
 }
 

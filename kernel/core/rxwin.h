@@ -144,7 +144,8 @@ bool spray_rxwin_ack_due(const struct spray_rxwin *w, u64 now_ns);
 u64 spray_rxwin_ack_deadline(const struct spray_rxwin *w);
 bool spray_rxwin_ack_pending(const struct spray_rxwin *w);
 void spray_rxwin_data_sent(struct spray_rxwin *w, u64 now_ns);
-void spray_rxwin_lone_ack(struct spray_rxwin *w);
+bool spray_rxwin_ack_timed_out(const struct spray_rxwin *w, u64 now_ns);
+void spray_rxwin_lone_ack(struct spray_rxwin *w, u64 now_ns);
 void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 			   struct spray_ack *ack);
 u64 spray_rxwin_nack_deadline(const struct spray_rxwin *w, u32 rtt_ns);

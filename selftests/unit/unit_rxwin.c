@@ -231,16 +231,25 @@ TEST(spray_rxwin_answering__acks_wait_for_the_answer)
 	rx(3, 3002);
 	rx(4, 3003);
 	EXPECT(spray_rxwin_ack_due(&w, 3003));
-	spray_rxwin_lone_ack(&w);			/* count: still answering */
+	EXPECT(!spray_rxwin_ack_timed_out(&w, 3003));
+	spray_rxwin_lone_ack(&w, 3003);			/* count: still answering */
 	EXPECT(w.answering);
 	spray_rxwin_build_ack(&w, 3003, &a);
-	/* no answer came in time: the lone ACK ends the waiting */
+	/* an ACK for credit (the reader made room) before the delay ran out */
 	rx(5, 5000);
-	EXPECT(spray_rxwin_ack_due(&w, 6000));
-	spray_rxwin_lone_ack(&w);
+	EXPECT(!spray_rxwin_ack_due(&w, 5100));
+	EXPECT(!spray_rxwin_ack_timed_out(&w, 5100));
+	spray_rxwin_lone_ack(&w, 5100);			/* still answering */
+	EXPECT(w.answering);
+	spray_rxwin_build_ack(&w, 5100, &a);
+	/* no answer came in time: the lone ACK ends the waiting */
+	rx(6, 5300);
+	EXPECT(spray_rxwin_ack_due(&w, 6300));
+	EXPECT(spray_rxwin_ack_timed_out(&w, 6300));
+	spray_rxwin_lone_ack(&w, 6300);
 	EXPECT(!w.answering);
-	spray_rxwin_build_ack(&w, 6000, &a);
-	rx(6, 7000);
+	spray_rxwin_build_ack(&w, 6300, &a);
+	rx(7, 7000);
 	EXPECT_EQ(spray_rxwin_ack_deadline(&w), 7100);
 	/* data long after the arrival is no answer */
 	spray_rxwin_data_sent(&w, 9000);
