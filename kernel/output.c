@@ -474,8 +474,13 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	bool probe;
 	int err = 0;
 
-	/* new data soon after an arrival answers it (delayed ACKs wait) */
-	spray_rxwin_data_sent(&c->rx, now);
+	/*
+	 * New data soon after an arrival answers it: delayed ACKs wait for
+	 * the answer, if it can carry them (a peer of an earlier release
+	 * takes no ACK in DATA: its ACKs never wait)
+	 */
+	if (c->peer_caps & SPRAY_CAP_DATA_ACK)
+		spray_rxwin_data_sent(&c->rx, now);
 	if (k < 2 || m->len - m->next_off < c->frag_size) {
 		/* one packet: as any other */
 		len = min(c->frag_size, m->len - m->next_off);

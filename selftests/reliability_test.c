@@ -827,6 +827,72 @@ TEST_F_TIMEOUT(two, answers_carry_acks, 120)
 	}
 }
 
+/*
+ * A peer of an earlier release announces caps 0: it takes no ACK inside
+ * DATA (an older stack ignores the flag), so the answers to its requests
+ * carry none and every request is acknowledged by an ACK packet of its
+ * own. A peer that announces SPRAY_CAP_DATA_ACK gets them in the answers
+ * (the same run with caps 1: the check can tell). The peer is
+ * spray_oldpeer, the wire spoken from a UDP socket on the AF_SPRAY port,
+ * which A's namespace leaves free once its sockets moved to another.
+ */
+TEST_F_TIMEOUT(two, old_peer_gets_acks_alone, 180)
+{
+	const unsigned int n = 100;
+	struct { int fd; unsigned int n; long failed; } srv;
+	unsigned int answers, carried, acks, acked, nacks, caps;
+	char cmd[512], line[256];
+	pthread_t t;
+	FILE *f;
+	int st;
+
+	close(self->a);
+	self->a = -1;
+	ASSERT_EQ(0, spray_sh(SPRAYCTL " set udp-port 4798 && "
+			      "ip netns exec %s " SPRAYCTL " set rto-min-us 40000",
+			      self->nb));
+	/* caps 1: SPRAY_CAP_DATA_ACK (kernel/core/wire.h) */
+	for (caps = 0; caps <= 1; caps++) {
+		srv.fd = self->b;
+		srv.n = n;
+		srv.failed = -1;
+		ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
+		/* a new source port each time: a new connection */
+		snprintf(cmd, sizeof(cmd),
+			 "./spray_oldpeer %s -l %s -d %s -S %u -P %u -C %u -n %u -t 60",
+			 variant->v6 ? "-6" : "",
+			 variant->v6 ? "fd77::1" : "10.77.0.1",
+			 variant->v6 ? "fd77::2" : "10.77.0.2",
+			 PORT_A + caps, PORT_B, caps, n);
+		f = popen(cmd, "r");
+		ASSERT_NE(NULL, f);
+		line[0] = 0;
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		st = pclose(f);
+		pthread_join(t, NULL);
+		TH_LOG("caps %u: %s", caps, line);
+		ASSERT_EQ(5, sscanf(line, "answers %u carried %u acks %u acked %u nacks %u",
+				    &answers, &carried, &acks, &acked, &nacks));
+		EXPECT_EQ(0, st);
+		EXPECT_EQ(0, srv.failed);
+		EXPECT_EQ(n, answers);
+		EXPECT_EQ(n, acked);
+		if (!caps) {
+			/*
+			 * Nothing carried: requests acknowledged by ACK
+			 * packets, each after the ACK delay (50 us), not held
+			 * for an answer that cannot carry it (10 ms here:
+			 * then ~7 requests went per ACK, cumulated)
+			 */
+			EXPECT_EQ(0U, carried);
+			EXPECT_LE(n / 2, acks);
+		} else {
+			EXPECT_LE(n - n / 10, carried);
+		}
+	}
+}
+
 /* SO_LINGER 0: close() drops what is queued, at once. */
 TEST_F_TIMEOUT(two, close_linger_zero_drops, 60)
 {
