@@ -70,6 +70,11 @@ static u64 now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
+static double now_s(void)
+{
+	return (double)now_ns() / 1e9;
+}
+
 static void send_pkt(const struct spray_pkt *p, u32 payload)
 {
 	u8 buf[SPRAY_MAX_HDR_LEN + REQ_LEN];
@@ -256,14 +261,14 @@ int main(int argc, char **argv)
 	srand((unsigned int)(now_ns() ^ (u64)getpid()));
 	st.cid = (u32)rand() | 1;
 	st.ack_cid = (u32)rand() | 1;
-	end = (double)now_ns() / 1e9 + opt.timeout;
-	for (i = 0; i < opt.count && (double)now_ns() / 1e9 < end; i++) {
+	end = now_s() + opt.timeout;
+	for (i = 0; i < opt.count && now_s() < end; i++) {
 		send_request(i, 0);
-		resend = (double)now_ns() / 1e9 + 1;
-		while (st.answers <= i && (double)now_ns() / 1e9 < end) {
+		resend = now_s() + 1;
+		while (st.answers <= i && now_s() < end) {
 			if (receive(100))
 				continue;
-			if ((double)now_ns() / 1e9 >= resend &&
+			if (now_s() >= resend &&
 			    st.acked <= i) {
 				send_request(i, 1);
 				resend += 1;
@@ -271,7 +276,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* the last request's ACK may come alone, after its delay */
-	while (st.acked < opt.count && (double)now_ns() / 1e9 < end)
+	while (st.acked < opt.count && now_s() < end)
 		receive(100);
 	printf("answers %u carried %u acks %u acked %u nacks %u\n",
 	       st.answers, st.carried, st.acks, st.acked, st.nacks);
