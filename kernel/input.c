@@ -291,8 +291,10 @@ void spray_rx_turns(struct spray_sock *ss, u64 now, struct sk_buff_head *q)
 	while ((c = list_first_entry_or_null(&ss->rx_turned,
 					     struct spray_conn,
 					     rx_wait_node)) &&
-	       now - c->rx_turn_ns > spray_rx_turn_ns(c))
+	       now - c->rx_turn_ns > spray_rx_turn_ns(c)) {
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RX_TURNS_EXPIRED);
 		spray_rx_unwait(c);
+	}
 	while ((c = list_first_entry_or_null(&ss->rx_waiting,
 					     struct spray_conn,
 					     rx_wait_node))) {
@@ -303,6 +305,7 @@ void spray_rx_turns(struct spray_sock *ss, u64 now, struct sk_buff_head *q)
 		c->rx_turn = true;
 		c->rx_turn_ns = now;
 		ss->rx_turns += c->rx_wait_charge;
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RX_TURNS);
 		spray_queue_resume(c, q);
 	}
 }

@@ -307,6 +307,9 @@ static bool spray_queue_data(struct spray_conn *c, u32 psn,
 	if (retx) {
 		c->stat_retx++;
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RETX_PKTS);
+		if (rec->why == SPRAY_LOSS_REFUSED)
+			spray_mib_inc(spray_conn_net(c),
+				      SPRAY_MIB_REFUSED_RESENT);
 		if (rec->why >= SPRAY_LOSS_RACK && rec->why <= SPRAY_LOSS_REFUSED)
 			spray_hist_inc(&m->hist.retx[rec->why - 1]);
 	} else {
@@ -809,6 +812,7 @@ void spray_queue_resume(struct spray_conn *c, struct sk_buff_head *q)
 	if (!c->rx_resume || !spray_psn_after(c->rx_refused_top, c->rx.cum))
 		return;
 	c->rx_resume = false;
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RESUME_TX);
 	spray_queue_nack(c, c->rx.cum, 1, SPRAY_NACK_RESUME, q);
 }
 

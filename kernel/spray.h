@@ -125,6 +125,10 @@ enum spray_mib_field {
 	SPRAY_MIB_RX_COPIED,		/* DATA payload copied, not kept in its skb */
 	SPRAY_MIB_TX_THROTTLED,		/* waits for what a socket has below it */
 	SPRAY_MIB_ACK_CARRIED,		/* ACKs carried by DATA (SPRAY_F_ACK) */
+	SPRAY_MIB_REFUSED_RESENT,	/* retx-pkts of packets the peer refused */
+	SPRAY_MIB_RESUME_TX,		/* NACK RESUME sent (of nack-tx) */
+	SPRAY_MIB_RX_TURNS,		/* turns given to senders in line */
+	SPRAY_MIB_RX_TURNS_EXPIRED,	/* turns taken back, unused */
 	__SPRAY_MIB_MAX
 };
 

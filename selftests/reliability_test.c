@@ -346,8 +346,8 @@ TEST_F_TIMEOUT(two, incast_into_small_rcvbuf_takes_turns, 180)
 {
 	enum { SENDERS = 8, MSGS = 16, LEN = 64 << 10 };
 	unsigned char seen[SENDERS * MSGS] = {};
+	long refused, rx, retx, resent, resumes, turns;
 	int rcvbuf = 256 << 10, bad = 0, fd[SENDERS];
-	long refused, rx, retx;
 	struct sockaddr_spray sa;
 	unsigned int i, j, got;
 
@@ -374,9 +374,21 @@ TEST_F_TIMEOUT(two, incast_into_small_rcvbuf_takes_turns, 180)
 	refused = spray_ctl_val(self->nb, "stats", "rcvbuf-full");
 	rx = spray_ctl_val(self->nb, "stats", "rx-pkts");
 	retx = spray_ctl_val(NULL, "stats", "retx-pkts");
-	TH_LOG("%ld packets refused for lack of buffer, %ld taken, %ld resent",
-	       refused, rx, retx);
+	resent = spray_ctl_val(NULL, "stats", "refused-resent");
+	resumes = spray_ctl_val(self->nb, "stats", "resume-tx");
+	turns = spray_ctl_val(self->nb, "stats", "rx-turns");
+	TH_LOG("%ld packets refused for lack of buffer, %ld taken, %ld resent (%ld after a refusal); %ld RESUMEs, %ld turns",
+	       refused, rx, retx, resent, resumes, turns);
 	ASSERT_LT(0, rx);
+	/* 8 MiB into 256 KiB: refused, told there is room, let in by turns */
+	EXPECT_LT(0, refused);
+	EXPECT_LT(0, resumes);
+	EXPECT_LT(0, turns);
+	/* what was refused came back: counted apart from what was lost */
+	EXPECT_LT(0, resent);
+	EXPECT_GE(retx, resent);
+	EXPECT_GE(spray_ctl_val(self->nb, "stats", "nack-tx"),
+		  refused + resumes);
 	/*
 	 * refused and resent: at most half of what was taken (9-11% with
 	 * turns on 6.1, 23-32% on the debug kernel; 109% when every refused
@@ -397,6 +409,7 @@ TEST_F_TIMEOUT(two, unused_turn_is_taken_back, 90)
 {
 	const char *xip = variant->v6 ? "fd77::3" : "10.77.0.3";
 	struct sockaddr_spray xa, ya;
+	long turns0, expired0, resumes0;
 	unsigned char seen[3] = {};
 	int tiny = 1, x, y, bad = 0;
 	unsigned int got;
@@ -438,6 +451,9 @@ TEST_F_TIMEOUT(two, unused_turn_is_taken_back, 90)
 			      self->nb, self->nb,
 			      variant->v6 ? "ipv6" : "ip", variant->v6 ? "ip6" : "ip", xip));
 	/* b reads x's first message: room, and the turn is x's */
+	turns0 = spray_ctl_val(self->nb, "stats", "rx-turns");
+	expired0 = spray_ctl_val(self->nb, "stats", "rx-turns-expired");
+	resumes0 = spray_ctl_val(self->nb, "stats", "resume-tx");
 	t0 = spray_now();
 	got = recv_some(self->b, 1, 10000, seen, 3, &bad);
 	ASSERT_EQ(1U, got);
@@ -451,6 +467,11 @@ TEST_F_TIMEOUT(two, unused_turn_is_taken_back, 90)
 	EXPECT_EQ(0, seen[1]);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, wait_acked(y, 10000));
+	/* counted: x's turn and y's given, x's taken back, each told */
+	EXPECT_LE(2, spray_ctl_val(self->nb, "stats", "rx-turns") - turns0);
+	EXPECT_EQ(1, spray_ctl_val(self->nb, "stats", "rx-turns-expired") -
+		     expired0);
+	EXPECT_LE(2, spray_ctl_val(self->nb, "stats", "resume-tx") - resumes0);
 	close(x);
 	close(y);
 }

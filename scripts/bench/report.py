@@ -240,20 +240,31 @@ def spray_stats_delta(d):
     """AF_SPRAY's counters over a datapath run (spray-stats0/1.json, both
     sides' sprayctl stats): the share of DATA packets the receiver copied in
     the kernel, its ACKs per 100 packets, the sender's retransmissions per
-    100; None without them (other transports)."""
+    100, and per 100 packets taken the packets the receiver refused for
+    lack of buffer, its RESUMEs, the turns it gave and those it took back
+    unused (counters a module before them lacks count 0); None without
+    them (other transports)."""
     try:
         a = json.load(open(os.path.join(d, "spray-stats0.json")))
         b = json.load(open(os.path.join(d, "spray-stats1.json")))
         rx = {k: b["receiver"][k] - a["receiver"][k]
               for k in ("rx-pkts", "rx-copied", "ack-tx")}
         tx = {k: b["sender"][k] - a["sender"][k] for k in ("tx-pkts", "retx-pkts")}
-    except (OSError, ValueError, KeyError, TypeError):
+        ref = {k: b["receiver"].get(k, 0) - a["receiver"].get(k, 0)
+               for k in ("rcvbuf-full", "resume-tx", "rx-turns",
+                         "rx-turns-expired")}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if rx["rx-pkts"] <= 0 or tx["tx-pkts"] <= 0:
         return None
+    per100 = {k: 100.0 * v / rx["rx-pkts"] for k, v in ref.items()}
     return {"copied_pct": 100.0 * rx["rx-copied"] / rx["rx-pkts"],
             "acks_per_100": 100.0 * rx["ack-tx"] / rx["rx-pkts"],
-            "retx_pct": 100.0 * tx["retx-pkts"] / tx["tx-pkts"]}
+            "retx_pct": 100.0 * tx["retx-pkts"] / tx["tx-pkts"],
+            "refused_per_100": per100["rcvbuf-full"],
+            "resumes_per_100": per100["resume-tx"],
+            "turns_per_100": per100["rx-turns"],
+            "expired_per_100": per100["rx-turns-expired"]}
 
 
 def backlog_drops(d):
@@ -408,6 +419,12 @@ def datapath_tables(runs, md, out, d):
                         mmm([x["copied_pct"] for x in sst], "%.1f"),
                         mmm([x["acks_per_100"] for x in sst], "%.1f"),
                         mmm([x["retx_pct"] for x in sst], "%.2f")))
+                if any(x["refused_per_100"] for x in sst):
+                    notes.append("per 100 packets taken: refused %s, RESUMEs %s, turns %s, turns taken back %s" % (
+                        mmm([x["refused_per_100"] for x in sst], "%.1f"),
+                        mmm([x["resumes_per_100"] for x in sst], "%.1f"),
+                        mmm([x["turns_per_100"] for x in sst], "%.1f"),
+                        mmm([x["expired_per_100"] for x in sst], "%.2f")))
                 bd = [r["backlog_drops"] for r in ok if r.get("backlog_drops") is not None]
                 if any(bd):
                     notes.append("skbs dropped by the CPU backlog %s" % mmm(bd, "%.0f"))

@@ -151,6 +151,10 @@ const struct ynl_policy_attr spray_stats_policy[SPRAY_A_STATS_MAX + 1] = {
 	[SPRAY_A_STATS_RX_COPIED] = { .name = "rx-copied", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_TX_THROTTLED] = { .name = "tx-throttled", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_ACK_CARRIED] = { .name = "ack-carried", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_REFUSED_RESENT] = { .name = "refused-resent", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_RESUME_TX] = { .name = "resume-tx", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_RX_TURNS] = { .name = "rx-turns", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_RX_TURNS_EXPIRED] = { .name = "rx-turns-expired", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest spray_stats_nest = {
@@ -664,6 +668,26 @@ int spray_stats_get_rsp_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.ack_carried = 1;
 			dst->ack_carried = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_REFUSED_RESENT) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.refused_resent = 1;
+			dst->refused_resent = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_RESUME_TX) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.resume_tx = 1;
+			dst->resume_tx = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_RX_TURNS) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.rx_turns = 1;
+			dst->rx_turns = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_RX_TURNS_EXPIRED) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.rx_turns_expired = 1;
+			dst->rx_turns_expired = ynl_attr_get_u64(attr);
 		}
 	}
 

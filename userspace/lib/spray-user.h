@@ -247,6 +247,10 @@ struct spray_stats_get_rsp {
 		__u32 rx_copied:1;
 		__u32 tx_throttled:1;
 		__u32 ack_carried:1;
+		__u32 refused_resent:1;
+		__u32 resume_tx:1;
+		__u32 rx_turns:1;
+		__u32 rx_turns_expired:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -283,6 +287,10 @@ struct spray_stats_get_rsp {
 	__u64 rx_copied;
 	__u64 tx_throttled;
 	__u64 ack_carried;
+	__u64 refused_resent;
+	__u64 resume_tx;
+	__u64 rx_turns;
+	__u64 rx_turns_expired;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);

@@ -174,7 +174,9 @@ int spraynl_strerror(struct ynl_sock *ys, char *buf, size_t len)
 	X(LOST_RACK, lost_rack) X(LOST_NACK, lost_nack)			\
 	X(LOST_RTO, lost_rto) X(SPURIOUS_LOSS, spurious_loss)		\
 	X(WINDOW_PROBES, window_probes) X(RX_COPIED, rx_copied)	\
-	X(TX_THROTTLED, tx_throttled) X(ACK_CARRIED, ack_carried)
+	X(TX_THROTTLED, tx_throttled) X(ACK_CARRIED, ack_carried)	\
+	X(REFUSED_RESENT, refused_resent) X(RESUME_TX, resume_tx)	\
+	X(RX_TURNS, rx_turns) X(RX_TURNS_EXPIRED, rx_turns_expired)
 
 #define ONE(A, f) + 1
 _Static_assert(0 SPRAYNL_COUNTERS(ONE) == SPRAYNL_NR_COUNTERS,

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#define COUNTERS_MAX 32
+#define COUNTERS_MAX 64
 #define COUNTERS_PATHS_MAX 256	/* SPRAY_CFG_MAX_EVS */
 
 /* one path (entropy value) of one peer */
