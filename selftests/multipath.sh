@@ -42,13 +42,22 @@ recv_result() {	# wait for the receiver, print its result, return its status
 before=$(spray_lib_paths_tx)
 recv_start 300 fixed:65536 1
 quiet() { "$@" >/dev/null; }
-send_msgs 300 fixed:65536 1 >/dev/null &
+# The sender keeps its socket, so its connection and EVs, until its standard
+# input closes: the transfer may end before the first listing.
+hold=$(mktemp -u) sout=$(mktemp)
+mkfifo "$hold"
+SPRAY_HOLD=1 send_msgs 300 fixed:65536 1 <"$hold" >"$sout" &
 spid=$!
+exec {hfd}>"$hold"
+rm -f "$hold"
 evs=$(mktemp)
 all_evs() { ip netns exec "$h1" "$CTL" -t paths >"$evs"; [ "$(wc -l <"$evs")" -eq 256 ]; }
-spray_lib_check "the sender lists its 256 EVs during the transfer" spray_lib_busywait 20000 all_evs
+spray_lib_check "the sender lists its 256 EVs" spray_lib_busywait 20000 all_evs
 split=$(spray_lib_ev_split "$evs")
+spray_lib_busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) grep -q "unacked 0 failed 0" "$sout"
+exec {hfd}>&-
 spray_lib_check "bulk transfer of 300 x 64 KiB" wait $spid
+rm -f "$sout"
 spray_lib_check "bulk transfer received" quiet recv_result
 after=$(spray_lib_paths_tx)
 # The receiver keeps what arrives in the skbs it came in (recvmsg() copies
