@@ -645,13 +645,14 @@ void spray_conn_tx_feedback(struct spray_conn *c, u64 now,
  * rest of each message already admitted has its room reserved (in packets
  * of the peer's size, rounded up per message). New messages share the free
  * room (spray_rx_room()) among the senders with a message incomplete: each
- * of their packets may be a new message costing a page: one packet per page
- * of the share, at least one while there is room, and what the skb it
- * comes in may hold beyond its payload (&spray_sock.rx_extra, learned as
- * TCP learns its len/truesize ratio). While senders wait in line for buffer
- * (spray_rx_turns()), only the one whose turn it is gets credit for a new
- * message: its reservation. O(1): the per-connection sums are kept up to
- * date.
+ * of their packets may be a new message of one packet, costing its payload
+ * rounded up to pages (a page at MTU 1500, three at 9000) and what the skb
+ * it comes in may hold beyond its payload (&spray_sock.rx_extra, learned as
+ * TCP learns its len/truesize ratio): one packet per such cost of the
+ * share, at least one while there is room. While senders wait in line for
+ * buffer (spray_rx_turns()), only the one whose turn it is gets credit for
+ * a new message: its reservation. O(1): the per-connection sums are kept
+ * up to date.
  */
 u32 spray_conn_grant(struct spray_conn *c)
 {
@@ -673,7 +674,7 @@ u32 spray_conn_grant(struct spray_conn *c)
 		room = div_s64(spray_rx_room(ss),
 			       ss->rcc.nactive + !c->rcc.active);
 	if (room > 0)
-		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(1,
+		pkts += max_t(u64, div_u64(room, spray_rmsg_charge(cfg.mtu,
 							ss->rx_extra)), 1);
 	if (!spray_psn_after(c->rx_refused_top, c->rx.cum))
 		c->rx_refused_top = c->rx.cum;	/* kept near cum: psns wrap */

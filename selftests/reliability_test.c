@@ -333,6 +333,57 @@ TEST_F_TIMEOUT(two, lost_window_update_does_not_stall, 120)
 }
 
 /*
+ * At MTU 9000 a receiver that stops reading grants no more than its buffer
+ * takes: a packet there may be a new message costing three pages, and the
+ * credit used to count one page a packet, so that twice what fits was
+ * granted, sent and refused. Messages of one packet each into a 256 KiB
+ * buffer nobody reads: once the sender stops for credit, every packet it
+ * sent (each counted once, not its resends) was taken, but for its window
+ * probes (one packet past the grant when nothing is in flight:
+ * spray-wire.rst); refused, a probe is sent again after each RTO, as an
+ * RNR NAK waits. Then everything arrives.
+ */
+TEST_F_TIMEOUT(two, jumbo_credit_fits_the_buffer, 120)
+{
+	const unsigned int n = 120, len = 8000;
+	int rcvbuf = 256 << 10, bad = 0, stable = 0;
+	unsigned char seen[120] = {};
+	long sent, taken, probes;
+	unsigned int i, got;
+	double end;
+
+	ASSERT_EQ(0, spray_sh("ip link set va mtu 9000 && "
+			      "ip -n %s link set vb mtu 9000", self->nb));
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				sizeof(rcvbuf)));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
+	end = spray_now() + 30;
+	while (stable < 3 && spray_now() < end) {
+		usleep(100000);
+		if (outq(self->a) > 0 &&
+		    spray_ctl_val(NULL, "peers", "in-flight") == 0)
+			stable++;
+		else
+			stable = 0;
+	}
+	ASSERT_EQ(3, stable) TH_LOG("the sender never stopped for credit");
+	probes = spray_ctl_val(NULL, "stats", "window-probes");
+	sent = spray_ctl_val(NULL, "stats", "tx-pkts");
+	taken = spray_ctl_val(self->nb, "stats", "rx-pkts");
+	EXPECT_GE(taken + probes, sent)
+		TH_LOG("sent %ld packets, the receiver took %ld, %ld window probes",
+		       sent, taken, probes);
+	EXPECT_LT(0, taken);
+	got = recv_some(self->b, n, 60000, seen, n, &bad);
+	EXPECT_EQ(n, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, wait_acked(self->a, 20000));
+	if (got != n || taken + probes < sent)
+		dump_stats(self->nb);
+}
+
+/*
  * Incast into a small receive buffer: 8 senders, 16 messages of 64 KiB
  * each, into a socket whose SO_RCVBUF holds about three. The senders take
  * turns (spray.rst, "Receiver credit"): a sender refused for lack of
