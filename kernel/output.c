@@ -512,7 +512,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	while (n < k && m) {
 		/* the windows, and a receiver that refuses, as the pump has it */
 		if (n && (!spray_txwin_room(&c->tw, spray_conn_cwnd(c)) ||
-			  (c->tw.refused && !m->acked)))
+			  (spray_txwin_refusing(&c->tw) && !m->acked)))
 			break;
 		len = min(c->frag_size, m->len - m->next_off);
 		p.data.msg_id = m->msg_id;
@@ -607,7 +607,7 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 		 * go on: anything else would be refused too, and an admitted
 		 * message must complete for the room to come back.
 		 */
-		if (c->tw.refused && !m->acked)
+		if (spray_txwin_refusing(&c->tw) && !m->acked)
 			break;
 		if (n == SPRAY_TX_BURST)
 			goto more;

@@ -59,6 +59,7 @@ int spray_txwin_init(struct spray_txwin *tw, struct spray_txrec *ring,
 	tw->t_head = SPRAY_TX_NIL;
 	tw->t_tail = SPRAY_TX_NIL;
 	tw->grant = grant;
+	tw->refused_top = isn;
 	tw->rto_ns = clamp_t(u32, tw->cfg.rto_init_ns, tw->cfg.rto_min_ns,
 			     tw->cfg.rto_max_ns);
 	tw->reo_mult = 1;
@@ -505,6 +506,9 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		tw->una = ack->cum_psn;
 		sum->cum_advanced = true;
 	}
+	/* kept at una when passed: psns wrap */
+	if (!spray_psn_after(tw->refused_top, tw->una))
+		tw->refused_top = tw->una;
 
 	/* selective part */
 	bits = ack->sack;
@@ -729,6 +733,8 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 			if (!tw->refusal_costs)
 				rec->retx = 0;
 			tw->refusals++;
+			if (spray_psn_after(psn + 1, tw->refused_top))
+				tw->refused_top = psn + 1;
 			if (rec->state != SPRAY_TXREC_INFLIGHT)
 				continue;
 			rec->state = SPRAY_TXREC_REFUSED;

@@ -145,6 +145,8 @@ struct spray_txack_sum {
  * @lost: records LOST (awaiting retransmission).
  * @sacked: records SACKED.
  * @refused: records REFUSED (the receiver had no room; not in flight).
+ * @refused_top: one past the highest psn the receiver refused, kept at
+ *	@una once everything below it is acked (spray_txwin_refusing()).
  * @rack_ns: latest sent_ns among delivered psns (RACK).
  * @rack_psn: the psn that set it; among psns sent at the same time (one
  *	burst) the lower ones went first.
@@ -192,6 +194,7 @@ struct spray_txwin {
 	u32	lost;
 	u32	sacked;
 	u32	refused;
+	u32	refused_top;
 	u64	rack_ns;
 	u32	rack_psn;
 	u32	srtt_ns;
@@ -252,6 +255,24 @@ bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns);
 static inline u32 spray_txwin_outstanding(const struct spray_txwin *tw)
 {
 	return tw->nxt - tw->una;
+}
+
+/**
+ * spray_txwin_refusing() - is the receiver refusing for lack of room?
+ * @tw: send window
+ *
+ * While psns it refused wait (REFUSED), and after they went again until
+ * the receiver acked everything up to the highest of them: what it
+ * refused and was told to send again (a RESUME, its grant moving) may be
+ * refused once more, and a new message sent meanwhile would be refused
+ * too (the receiver admits only the message whose turn came). A lost psn
+ * below the highest refused one delays new messages until it is repaired.
+ *
+ * Return: true while the receiver may refuse what is not admitted yet.
+ */
+static inline bool spray_txwin_refusing(const struct spray_txwin *tw)
+{
+	return tw->refused || (s32)(tw->refused_top - tw->una) > 0;
 }
 
 #endif /* _SPRAY_TXWIN_H */

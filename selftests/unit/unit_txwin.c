@@ -598,6 +598,37 @@ TEST(spray_txwin_on_nack__refusal_spends_retries_when_closing)
 	EXPECT(i <= (u32)cfg.max_retx + 1);
 }
 
+TEST(spray_txwin_refusing__until_the_highest_refused_psn_is_acked)
+{
+	struct spray_txack_sum s;
+
+	setup(0xfffffffe);	/* across the wrap */
+	send_n(6, 1000);
+	EXPECT(!spray_txwin_refusing(&tw));
+	/* psns 1..2 (the 4th and 5th) refused: the receiver refuses */
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 1, 2, SPRAY_NACK_NO_BUF,
+				      0xfffffffe, 0xfffffffe + 1000, 2000,
+				      &ops, NULL), 0);
+	EXPECT(spray_txwin_refusing(&tw));
+	/* told to send them again: none waits, the refusal is not over */
+	EXPECT_EQ(spray_txwin_on_nack(&tw, 0xfffffffe, 1, SPRAY_NACK_RESUME,
+				      0xfffffffe, 0xfffffffe + 1000, 2100,
+				      &ops, NULL), 0);
+	EXPECT_EQ(tw.refused, 0);
+	EXPECT(spray_txwin_refusing(&tw));
+	/* acked up to psn 1, psn 2 not yet */
+	EXPECT_EQ(ack(2, 2, 0, 0, 0, 2200, &s), 0);
+	EXPECT(spray_txwin_refusing(&tw));
+	/* taken: over */
+	EXPECT_EQ(ack(3, 3, 0, 0, 0, 2300, &s), 0);
+	EXPECT(!spray_txwin_refusing(&tw));
+	EXPECT_EQ(tw.refused_top, 3);
+	/* and stays over as the psns go on (kept at una) */
+	EXPECT_EQ(ack(4, 4, 0, 0, 0, 2400, &s), 0);
+	EXPECT_EQ(tw.refused_top, 4);
+	EXPECT(!spray_txwin_refusing(&tw));
+}
+
 TEST(spray_txwin_on_nack__resume_releases_refused_at_once)
 {
 	setup(0);
