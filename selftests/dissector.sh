@@ -24,7 +24,9 @@ tmp=$(mktemp -d)
 cleanup() {
 	[ -n "${TD_PID:-}" ] && kill "$TD_PID" 2>/dev/null
 	[ -n "${HFD:-}" ] && exec {HFD}>&-
+	[ -n "${RFD:-}" ] && exec {RFD}>&-
 	[ -n "${SPID:-}" ] && kill "$SPID" 2>/dev/null
+	[ -n "${RPID:-}" ] && kill "$RPID" 2>/dev/null
 	spray_lib_cleanup_ns
 	rm -rf "$tmp"
 }
@@ -76,12 +78,17 @@ ip netns exec "$h1" tcpdump -i eth0 -n -U -Z root -s 0 -B 16384 \
 TD_PID=$!
 spray_lib_check "tcpdump listens on h1's eth0" spray_lib_busywait 30000 grep -q "listening on" "$tmp/tcpdump.err"
 
-ip netns exec "$h2" "$here/spray_msg" recv $H2_ADDR 7000 $COUNT fixed:$SIZE 9 120 \
-	>"$tmp/recv" 2>&1 &
+# Both ends keep their sockets (and so the connection and its counters)
+# until their standard input closes: had the receiver gone, a path probe
+# of the sender's after the transfer would find no connection there and
+# the sender would start a new incarnation (new connection id) before its
+# counters are read.
+mkfifo "$tmp/rhold"
+SPRAY_HOLD=1 ip netns exec "$h2" "$here/spray_msg" recv $H2_ADDR 7000 $COUNT \
+	fixed:$SIZE 9 120 <"$tmp/rhold" >"$tmp/recv" 2>&1 &
 RPID=$!
+exec {RFD}>"$tmp/rhold"
 spray_lib_busywait 10000 grep -q ready "$tmp/recv"
-# the sender keeps its socket (and so its connection and counters) until
-# its standard input closes
 mkfifo "$tmp/hold"
 SPRAY_HOLD=1 ip netns exec "$h1" "$here/spray_msg" send $H1_ADDR 7001 $H2_ADDR 7000 \
 	$COUNT fixed:$SIZE 9 $RATE <"$tmp/hold" >"$tmp/send" 2>&1 &
@@ -89,8 +96,8 @@ SPID=$!
 exec {HFD}>"$tmp/hold"
 spray_lib_check "sender: $COUNT x $SIZE bytes, every one acknowledged" \
 	spray_lib_busywait 120000 grep -q "unacked 0 failed 0" "$tmp/send"
-wait $RPID
-spray_lib_check "receiver: every message exactly once and intact" [ $? -eq 0 ]
+spray_lib_check "receiver: every message exactly once and intact" \
+	spray_lib_busywait 120000 grep -q "^received $COUNT bytes .* dup 0 bad 0" "$tmp/recv"
 sed 's/^/# /' "$tmp/send" "$tmp/recv"
 
 # The sender's counters once everything is acknowledged: DATA no longer
@@ -117,6 +124,11 @@ exec {HFD}>&-
 HFD=
 wait $SPID
 SPID=
+exec {RFD}>&-
+RFD=
+wait $RPID
+spray_lib_check "receiver: exit status 0" [ $? -eq 0 ]
+RPID=
 
 echo "$COUNT $SIZE" >"$tmp/transfer"
 echo "# transfer captured at ${SECONDS}s"
