@@ -270,6 +270,27 @@ static int wait_acked(int fd, int ms)
 }
 
 /*
+ * Whether the sender @fd (the only one in its namespace) stops for the
+ * receiver's credit within 30 s: data queued, nothing in flight, for three
+ * looks 100 ms apart.
+ */
+static bool stopped_for_credit(int fd)
+{
+	double end = spray_now() + 30;
+	int stable = 0;
+
+	while (stable < 3 && spray_now() < end) {
+		usleep(100000);
+		if (outq(fd) > 0 &&
+		    spray_ctl_val(NULL, "peers", "in-flight") == 0)
+			stable++;
+		else
+			stable = 0;
+	}
+	return stable == 3;
+}
+
+/*
  * The receiver's window update is lost while nothing is in flight: the
  * sender's persist timer must find out (it used to wait for ever).
  */
@@ -278,11 +299,11 @@ TEST_F_TIMEOUT(two, lost_window_update_does_not_stall, 120)
 	/* one packet each: the credit is exact, the grant stops the sender */
 	const unsigned int n = 200, len = 1000;
 	unsigned char seen[200] = {};
-	int rcvbuf = 64 << 10, bad = 0, stable = 0, e;
+	int rcvbuf = 64 << 10, bad = 0, e;
 	uint64_t cookie = 0;
 	unsigned int i, got;
-	double end, cut;
 	uint32_t elen;
+	double cut;
 	ssize_t eret;
 
 	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
@@ -298,16 +319,8 @@ TEST_F_TIMEOUT(two, lost_window_update_does_not_stall, 120)
 	for (i = 0; i < n; i++)
 		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
 	/* the receiver's buffer fills, the sender stops: nothing in flight */
-	end = spray_now() + 30;
-	while (stable < 3 && spray_now() < end) {
-		usleep(100000);
-		if (outq(self->a) > 0 &&
-		    spray_ctl_val(NULL, "peers", "in-flight") == 0)
-			stable++;
-		else
-			stable = 0;
-	}
-	ASSERT_EQ(3, stable) TH_LOG("the sender never stopped for credit");
+	ASSERT_TRUE(stopped_for_credit(self->a))
+		TH_LOG("the sender never stopped for credit");
 	/* every packet from b to a is lost while b reads what it holds */
 	cut = spray_now();
 	ASSERT_EQ(0, spray_sh("ip netns exec %s tc qdisc add dev vb root netem loss 100%%",
@@ -346,11 +359,10 @@ TEST_F_TIMEOUT(two, lost_window_update_does_not_stall, 120)
 TEST_F_TIMEOUT(two, jumbo_credit_fits_the_buffer, 120)
 {
 	const unsigned int n = 120, len = 8000;
-	int rcvbuf = 256 << 10, bad = 0, stable = 0;
+	int rcvbuf = 256 << 10, bad = 0;
 	unsigned char seen[120] = {};
 	long sent, taken, probes;
 	unsigned int i, got;
-	double end;
 
 	ASSERT_EQ(0, spray_sh("ip link set va mtu 9000 && "
 			      "ip -n %s link set vb mtu 9000", self->nb));
@@ -358,16 +370,8 @@ TEST_F_TIMEOUT(two, jumbo_credit_fits_the_buffer, 120)
 				sizeof(rcvbuf)));
 	for (i = 0; i < n; i++)
 		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
-	end = spray_now() + 30;
-	while (stable < 3 && spray_now() < end) {
-		usleep(100000);
-		if (outq(self->a) > 0 &&
-		    spray_ctl_val(NULL, "peers", "in-flight") == 0)
-			stable++;
-		else
-			stable = 0;
-	}
-	ASSERT_EQ(3, stable) TH_LOG("the sender never stopped for credit");
+	ASSERT_TRUE(stopped_for_credit(self->a))
+		TH_LOG("the sender never stopped for credit");
 	probes = spray_ctl_val(NULL, "stats", "window-probes");
 	sent = spray_ctl_val(NULL, "stats", "tx-pkts");
 	taken = spray_ctl_val(self->nb, "stats", "rx-pkts");
