@@ -690,7 +690,13 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 
 	if (spray_rxwin_received(&c->rx, p->psn) ||
 	    p->psn - c->rx.cum >= SPRAY_RXWIN_BITS) {
-		/* duplicate, or outside the window: let rxwin count it */
+		/*
+		 * Duplicate, or outside the window: let rxwin count it (and
+		 * ACK it again). Its sender is alive and may not have heard
+		 * our ACKs: forgetting it now (idle) would make it start a
+		 * new incarnation and send again what we delivered.
+		 */
+		c->last_active_ns = now;
 		err = spray_rxwin_rcv(&c->rx, p->psn, p->flags, ce,
 				      p->data.ts_ns, p->ev, now);
 		return spray_drop(sn, -err);

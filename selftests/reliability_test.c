@@ -652,6 +652,48 @@ TEST_F_TIMEOUT(two, receiver_idled_out, 90)
 }
 
 /*
+ * Every ACK of the receiver is lost while the sender retransmits a message
+ * the receiver delivered: the retransmissions keep the connection alive on
+ * the receiver. It used to count only new packets, forget the sender after
+ * its idle timeout and answer NACK NO_CONN, and the sender sent the message
+ * again in a new incarnation: delivered twice.
+ */
+TEST_F_TIMEOUT(two, retransmissions_keep_the_receiver_state, 90)
+{
+	unsigned char seen[4] = {};
+	double t0, end;
+	long dups = 0;
+	int bad = 0;
+
+	ASSERT_EQ(0, spray_sh("ip netns exec %s " SPRAYCTL " set idle-timeout-ms 1000",
+			      self->nb));
+	/* the retransmissions go on for as long as the way back is cut */
+	ASSERT_EQ(0, spray_sh(SPRAYCTL " set retry-limit 255"));
+	ASSERT_EQ(0, spray_sh("ip netns exec %s tc qdisc add dev vb root netem loss 100%%",
+			      self->nb));
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 0, 0));
+	ASSERT_EQ(1U, recv_some(self->b, 1, 10000, seen, 4, &bad));
+	/* three idle timeouts of retransmissions, each one a duplicate */
+	t0 = spray_now();
+	end = t0 + 60;
+	while (spray_now() < end && (spray_now() - t0 < 3 || dups < 10)) {
+		usleep(100000);
+		dups = spray_ctl_val(self->nb, "stats", "drop-dup");
+	}
+	ASSERT_LE(10, dups);
+	EXPECT_EQ(0, spray_ctl_val(self->nb, "stats", "conn-close"))
+		TH_LOG("the receiver forgot a sender that was retransmitting");
+	ASSERT_EQ(0, spray_sh("ip netns exec %s tc qdisc del dev vb root", self->nb));
+	EXPECT_EQ(0, wait_acked(self->a, 10000));
+	/* message 0 is not delivered again (it would come before 1) */
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 1, 0));
+	EXPECT_EQ(1U, recv_some(self->b, 1, 10000, seen, 4, &bad));
+	EXPECT_EQ(0, bad) TH_LOG("a message delivered twice");
+	EXPECT_EQ(0, spray_wait_readable(self->b, 0));
+	EXPECT_EQ(0, spray_ctl_val(NULL, "stats", "conn-reset"));
+}
+
+/*
  * SPRAY_ORDERED on a socket that already receives: refused (EBUSY), and
  * messages keep flowing; turning it off releases what was held back.
  */
