@@ -107,7 +107,8 @@ struct sockaddr_spray {
  * SPRAY_CMSG_ERR (struct sock_extended_err): on recvmsg(MSG_ERRQUEUE), a
  * message that will not be delivered. ee_errno is ECONNREFUSED (no socket
  * at the destination port), ETIMEDOUT (retry limit reached: the peer or the
- * paths to it are gone) or ECONNRESET; ee_origin is SO_EE_ORIGIN_LOCAL;
+ * paths to it are gone; the peer may have taken the message if only its
+ * acknowledgements were lost) or ECONNRESET; ee_origin is SO_EE_ORIGIN_LOCAL;
  * ee_info is the message length. msg_name receives the destination and a
  * SPRAY_CMSG_COOKIE cmsg the cookie (0 if none was given). poll() reports
  * EPOLLERR while such entries wait.
