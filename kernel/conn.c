@@ -880,6 +880,7 @@ int spray_tx_restart(struct spray_conn *c)
 	c->local_cid = spray_new_cid();
 	c->synced = false;
 	c->peer_ack_cid = 0;
+	c->heard_ns = 0;
 	c->next_msg_id = 0;
 	err = spray_txwin_init(&c->tw, c->ring, SPRAY_TX_RING, c->local_cid,
 			       spray_rcc_initial_grant(&c->cc, c->local_cid),

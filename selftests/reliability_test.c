@@ -694,6 +694,35 @@ TEST_F_TIMEOUT(two, retransmissions_keep_the_receiver_state, 90)
 }
 
 /*
+ * Every packet to the receiver is lost, with a retry limit that would
+ * let the only packet go on for a minute: the sender gives up (ETIMEDOUT)
+ * once it has heard nothing for half its idle timeout, before the
+ * receiver would forget it (idle-timeout-ms, the same on both ends as a
+ * rule) and a new incarnation deliver again what it had taken. It used to
+ * count only each packet's retransmissions, which an RTO of seconds and
+ * many packets outstanding spread over minutes.
+ */
+TEST_F_TIMEOUT(two, silent_peer_fails_before_the_idle_timeout, 90)
+{
+	uint64_t cookie = 0;
+	uint32_t len = 0;
+	ssize_t ret;
+	double t0;
+	int e;
+
+	ASSERT_EQ(0, spray_sh(SPRAYCTL " set idle-timeout-ms 4000 retry-limit 255"));
+	ASSERT_EQ(0, spray_sh("tc qdisc add dev va root netem loss 100%%"));
+	ASSERT_EQ(1000, send_seq(self->a, &self->sb, 1000, 0, 0));
+	t0 = spray_now();
+	e = errq_next(self->a, 20000, &cookie, &len, &ret);
+	EXPECT_EQ(ETIMEDOUT, e) TH_LOG("after %.1f s: %s", spray_now() - t0,
+				       e > 0 ? strerror(e) : "no failure");
+	TH_LOG("failed after %.1f s of silence", spray_now() - t0);
+	EXPECT_EQ(1000U, len);
+	EXPECT_EQ(0, outq(self->a));
+}
+
+/*
  * SPRAY_ORDERED on a socket that already receives: refused (EBUSY), and
  * messages keep flowing; turning it off releases what was held back.
  */
