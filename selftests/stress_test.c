@@ -49,7 +49,8 @@ static struct {
 	atomic_uint sent[NSENDERS];
 	atomic_uchar seen[NSENDERS][MAXSEQ];	/* times delivered */
 	unsigned char failed_err[NSENDERS][MAXSEQ];	/* errno reported */
-	struct spray_msg_history hist[NSENDERS][8];	/* the first failures' */
+	/* of the first messages both delivered and reported failed */
+	struct spray_msg_history hist[NSENDERS][8];
 	unsigned int nhist[NSENDERS];
 	atomic_uint bad, peeked, peek_bad, received, churn_rx;
 	atomic_uint polls, opts, churns, configs, v6peers;
@@ -365,6 +366,12 @@ static unsigned int drain_errors(int id)
 	return n;
 }
 
+/* The namespace's non-zero counters, as TAP comments. */
+static void dump_counters(void)
+{
+	spray_sh(SPRAYCTL " -t stats | awk '$2 != 0 { print \"#   \" $0 }'");
+}
+
 static int secs(void)
 {
 	const char *s = getenv("SPRAY_STRESS_SECS");
@@ -442,10 +449,11 @@ TEST_F_TIMEOUT(stress, everything_at_once, 1800)
 		while (spray_now() < end && !ioctl(st.s[i], SIOCOUTQ, &q) && q)
 			usleep(20000);
 		EXPECT_EQ(0, q) TH_LOG("sender %u: %d bytes never acknowledged", i, q);
-		if (q)
-			spray_sh(SPRAYCTL " -t stats | awk '$2 != 0 { print \"#   \" $0 }'; "
-				 SPRAYCTL " -t peers | sed 's/^/#   /'; "
+		if (q) {
+			dump_counters();
+			spray_sh(SPRAYCTL " -t peers | sed 's/^/#   /'; "
 				 SPRAYCTL " -t sockets | sed 's/^/#   /'");
+		}
 	}
 	/* what was acknowledged is in the receive queue or read: read it */
 	end = spray_now() + 10;
@@ -502,7 +510,7 @@ TEST_F_TIMEOUT(stress, everything_at_once, 1800)
 	       "config changes %u", st.polls, st.opts, st.churns, st.v6peers,
 	       st.configs);
 	if (twice || both || maybe)
-		spray_sh(SPRAYCTL " -t stats | awk '$2 != 0 { print \"#   \" $0 }'");
+		dump_counters();
 	EXPECT_LT(0U, st.sent[0]);
 	EXPECT_LT(0U, st.sent[1]);
 	EXPECT_LT(0U, st.peeked);
