@@ -535,10 +535,42 @@ void spray_conn_free_rx(struct spray_conn *c)
 		spray_rmsg_free(c->ss, rm);
 }
 
-/* Writers may go on: the queue is below SO_SNDBUF. */
+/*
+ * The protocol's memory above half of its pressure mark (sysctl_mem[0],
+ * af_spray.c): what is left is for receiving. Above the pressure mark the
+ * kernel refuses every receive charge beyond a socket's first page (the
+ * protocol has no pressure state, as UDP), while a send charge passes up
+ * to the hard limit, twice the mark, as long as the socket's sk_wmem_alloc
+ * (which AF_SPRAY's queue is not in) is small: without this mark, senders
+ * whose messages wait for acknowledgements could take all of it and
+ * starve the receivers that would acknowledge them (16 sockets with full
+ * default send buffers in a 2 GiB machine).
+ */
+static bool spray_mem_over_send_mark(const struct sock *sk)
+{
+	/* sk_memory_allocated(), which 6.10 moved to net/proto_memory.h */
+	return atomic_long_read(sk->sk_prot->memory_allocated) >
+	       sk_prot_mem_limits(sk, 0) / 2;
+}
+
+/**
+ * spray_sock_wspace() - may a writer queue one more message?
+ * @sk: the socket
+ *
+ * While its queue is below SO_SNDBUF, and, when the protocol's memory is
+ * above its send mark, below %SPRAY_WMEM_FLOOR. The mark is not followed
+ * by a wake-up: a writer waiting on it waits for its own acknowledgements
+ * or a short time (spray_conn_sendmsg()).
+ *
+ * Return: true if it may.
+ */
 bool spray_sock_wspace(const struct sock *sk)
 {
-	return READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf);
+	int queued = READ_ONCE(sk->sk_wmem_queued);
+
+	if (queued >= READ_ONCE(sk->sk_sndbuf))
+		return false;
+	return queued < SPRAY_WMEM_FLOOR || !spray_mem_over_send_mark(sk);
 }
 
 /* Wake everyone sleeping on the socket, if it still has a file. */

@@ -851,9 +851,11 @@ void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q)
  * @cookie: reported with the message if it cannot be delivered
  *
  * Waits (unless non-blocking) while the socket's queued bytes are at or
- * above SO_SNDBUF, and while the protocol's memory limits refuse the
- * charge, as TCP waits for memory (sk_stream_wait_memory()): until its
- * own messages' acknowledgements wake it, or again after a short random
+ * above SO_SNDBUF, or above %SPRAY_WMEM_FLOOR while the protocol's memory
+ * is above its send mark (spray_sock_wspace()), and while the protocol's
+ * memory limits refuse the charge, as TCP waits for memory
+ * (sk_stream_wait_memory()): until its own messages' acknowledgements
+ * wake it, or, for the mark and the limits, again after a short random
  * wait (others may free memory); then charges the message's memory and
  * copies it in.
  *
@@ -899,6 +901,11 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 			spin_unlock_bh(&ss->lock);
 			if (!timeo)
 				return -EAGAIN;
+			/* the send mark: nothing wakes it but its own ACKs */
+			if (READ_ONCE(sk->sk_wmem_queued) <
+			    READ_ONCE(sk->sk_sndbuf))
+				vm_wait = min_t(long, timeo,
+						get_random_u32_below(HZ / 5) + 2);
 		}
 		if (signal_pending(current))
 			return sock_intr_errno(timeo);

@@ -87,6 +87,12 @@ struct spray_config {
 #define SPRAY_MAX_MSG		(8U << 20)
 /* default SO_SNDBUF and SO_RCVBUF: two largest messages */
 #define SPRAY_DEFAULT_BUF	(2 * SPRAY_MAX_MSG)
+/*
+ * Above the protocol's send mark (spray_sock_wspace()) a socket queues
+ * more only while it queues less than this, as TCP guarantees tcp_wmem[0]
+ * under pressure: one more message of any size then.
+ */
+#define SPRAY_WMEM_FLOOR	(64U << 10)
 
 /**
  * enum spray_mib_field - per namespace counters (netlink "stats")

@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 #include <linux/spray.h>
 
 static inline struct sockaddr_spray spray_sa4(const char *ip, unsigned short port)
@@ -137,6 +138,23 @@ static inline int spray_wait_readable(int fd, int ms)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+/*
+ * Wait up to @ms for every message queued on @fd to be acknowledged
+ * (SIOCOUTQ 0); 1 if they were.
+ */
+static inline int spray_wait_acked(int fd, int ms)
+{
+	double end = spray_now() + ms / 1e3;
+	int q;
+
+	do {
+		if (ioctl(fd, SIOCOUTQ, &q) == 0 && q == 0)
+			return 1;
+		usleep(10000);
+	} while (spray_now() < end);
+	return 0;
 }
 
 /* Enter the network namespace named @name (ip netns); 0 or -1. */
