@@ -894,6 +894,14 @@ static void spray_txwin_cfg_net(struct spray_net *sn,
 	tcfg->rto_max_ns = hi;
 	tcfg->rto_init_ns = max(tcfg->rto_init_ns, tcfg->rto_min_ns);
 	tcfg->max_retx = clamp_t(u32, READ_ONCE(sn->cfg.retry_limit), 1, 255);
+	/*
+	 * The peer forgets us after idle-timeout-ms of nothing from us
+	 * that it takes (the same setting on both ends, as a rule), answers
+	 * NO_CONN, and a new incarnation would deliver again what it had
+	 * taken: fail after half of that silence, before it forgets.
+	 */
+	tcfg->silence_ns = (u64)READ_ONCE(sn->cfg.idle_timeout_ms) *
+			   NSEC_PER_MSEC / 2;
 }
 
 /*
@@ -912,7 +920,6 @@ int spray_tx_restart(struct spray_conn *c)
 	c->local_cid = spray_new_cid();
 	c->synced = false;
 	c->peer_ack_cid = 0;
-	c->heard_ns = 0;
 	c->next_msg_id = 0;
 	err = spray_txwin_init(&c->tw, c->ring, SPRAY_TX_RING, c->local_cid,
 			       spray_rcc_initial_grant(&c->cc, c->local_cid),

@@ -251,9 +251,6 @@ struct spray_tmsg {
  * @stat_rx: DATA packets accepted
  * @stat_ecn: acknowledged packets echoed CE-marked
  * @ack_rx_ns: when the peer's last ACK of our incarnation came, 0 never
- * @heard_ns: when the peer last answered our incarnation (ACK, NACK,
- *	probe echo), or when data became outstanding after none was: the
- *	start of the silence spray_conn_timer() bounds; 0 before any data
  * @rtos: RTO expiries of the connection, every incarnation
  * @tr_cwnd: the window the spray_cwnd tracepoint last reported
  * @tr_grant: the grant the spray_credit tracepoint last reported (dir tx)
@@ -320,7 +317,6 @@ struct spray_conn {
 	u64			stat_rx;
 	u64			stat_ecn;
 	u64			ack_rx_ns;
-	u64			heard_ns;
 	u32			rtos;
 	u32			tr_cwnd;
 	u32			tr_grant;

@@ -799,7 +799,6 @@ static enum skb_drop_reason spray_rcv_ack(struct spray_conn *c,
 	if (spray_txwin_on_ack(&c->tw, ack, now, &spray_tx_ops, c, &sum))
 		return SKB_DROP_REASON_TCP_ACK_UNSENT_DATA;
 	c->ack_rx_ns = now;
-	c->heard_ns = now;
 	c->synced = true;
 	c->peer_ack_cid = ack_cid;
 	c->peer_caps = caps;
@@ -854,7 +853,6 @@ static enum skb_drop_reason spray_rcv_nack(struct spray_conn *c,
 	if (ret == -EINVAL)
 		return SKB_DROP_REASON_TCP_ACK_UNSENT_DATA;
 	c->last_active_ns = now;
-	c->heard_ns = now;
 	if (ret == -EMSGSIZE) {
 		spray_tx_msg_size(c, p->nack.psn);
 		spray_write_space(&c->ss->sk);
@@ -910,7 +908,8 @@ static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
 	    spray_path_port(&c->path, idx) != p->ack.ev_echo)
 		return;
 	c->ack_rx_ns = now;
-	c->heard_ns = now;
+	if (c->tx_ready)
+		spray_txwin_heard(&c->tw, now);
 	c->last_active_ns = now;
 	if (c->evs[idx].state == SPRAY_EV_DOWN)
 		spray_conn_path_event(c, idx, true);

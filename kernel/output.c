@@ -616,9 +616,6 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 		ev = spray_pick_data_ev(c, now, q);
 		if (ev < 0)
 			return;
-		/* the silence spray_conn_timer() bounds starts now */
-		if (!spray_txwin_outstanding(&c->tw))
-			c->heard_ns = now;
 		m = spray_queue_train(c, m, min3(room, c->train,
 						 spray_train_len(c, cwnd)),
 				      ev, now, q);

@@ -54,7 +54,7 @@ struct spray_addr {
  * @max_msg: largest message sendmsg() accepts, bytes
  * @idle_timeout_ms: a connection with nothing in flight for this long is
  *	torn down; a sender that hears nothing for half of it with data
- *	outstanding fails (spray_conn_silent_too_long())
+ *	outstanding fails (spray_txwin_cfg.silence_ns)
  * @bdp_bytes: the largest bandwidth-delay product a peer may have: the
  *	cap of the per-peer BDP that new connections learn (their delivery
  *	rate times their min RTT), which sizes the sender window and the

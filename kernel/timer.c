@@ -71,27 +71,6 @@ static u64 spray_conn_persist_deadline(struct spray_conn *c)
 	return t && spray_conn_next_new(c) ? t : 0;
 }
 
-/*
- * Has the peer said nothing for too long while data was outstanding? The
- * retry limit counts the retransmissions of each packet, and an RTO
- * resends only the few sent longest ago: with many packets outstanding
- * and RTOs of seconds, a sender whose packets all vanish could go on for
- * minutes. Its peer forgets it after idle-timeout-ms (the same setting
- * on both ends, as a rule), answers NO_CONN, and the new incarnation
- * would deliver again what the peer had taken. So the connection fails
- * after half of that silence (at least four RTOs), before the peer
- * forgets it.
- */
-static bool spray_conn_silent_too_long(const struct spray_conn *c, u64 now)
-{
-	u64 idle = (u64)READ_ONCE(spray_conn_net(c)->cfg.idle_timeout_ms) *
-		   NSEC_PER_MSEC;
-	u64 rto = max_t(u64, c->tw.rto_ns, c->tw.cfg.rto_max_ns);
-
-	return c->heard_ns && spray_txwin_outstanding(&c->tw) &&
-	       now - c->heard_ns > max(idle / 2, 4 * rto);
-}
-
 /* Arm the timer for the next ACK, NACK, loss, RTO or persist deadline. */
 void spray_conn_arm(struct spray_conn *c, u64 now)
 {
@@ -177,8 +156,6 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 			rto -= c->tw.rto_start_ns;
 			lost = spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
 			trace_spray_rto(c, lost, rto);
-			if (spray_conn_silent_too_long(c, now))
-				c->tw.failed = true;
 		}
 		/* the grant stops us, and its ACK may be lost: probe */
 		if (spray_conn_persist_deadline(c) &&

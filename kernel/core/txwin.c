@@ -166,6 +166,9 @@ u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
 
 	if (!tw->inflight && !tw->lost && !tw->refused)
 		tw->rto_start_ns = now_ns;
+	/* the silence the RTO bounds starts now */
+	if (!spray_txwin_outstanding(tw))
+		tw->heard_ns = now_ns;
 	rec->sent_ns = now_ns;
 	rec->msg_id = msg_id;
 	rec->frag_off = frag_off;
@@ -483,6 +486,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		tw->bad_acks++;
 		return -EINVAL;
 	}
+	tw->heard_ns = now_ns;
 	txw_check_spurious(tw, ack, ops, ctx);
 
 	/* cumulative part */
@@ -804,6 +808,20 @@ u64 spray_txwin_rto_deadline(const struct spray_txwin *tw)
 	return tw->rto_start_ns + txw_rto_cur(tw);
 }
 
+/*
+ * The peer has said nothing for cfg.silence_ns (at least four of the
+ * longest RTO: a backoff that reached its ceiling) while psns were
+ * outstanding.
+ */
+static bool txw_silent_too_long(const struct spray_txwin *tw, u64 now_ns)
+{
+	u64 rto = max_t(u64, tw->rto_ns, tw->cfg.rto_max_ns);
+
+	return tw->cfg.silence_ns && tw->heard_ns &&
+	       spray_txwin_outstanding(tw) &&
+	       now_ns - tw->heard_ns > max_t(u64, tw->cfg.silence_ns, 4 * rto);
+}
+
 /**
  * spray_txwin_on_rto() - handle the retransmission timer
  * @tw: send window
@@ -814,7 +832,8 @@ u64 spray_txwin_rto_deadline(const struct spray_txwin *tw)
  * If the deadline passed: the INFLIGHT or REFUSED psns sent at least one RTO
  * ago and least recently (at most SPRAY_TX_RTO_BURST of them) are declared
  * lost, the backoff doubles the next period (up to cfg.rto_max_ns, never
- * below rto) and the timer restarts.
+ * below rto) and the timer restarts. The window fails if the peer has
+ * been silent for longer than cfg.silence_ns (txw_silent_too_long()).
  * As a tail loss probe, a few packets suffice: their ACKs let RACK find
  * the rest, where marking everything would resend what merely waits in a
  * queue.
@@ -850,6 +869,10 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 	for (i = 0; i < n && !tw->failed; i++)
 		txw_mark_lost(tw, pick[i], &tw->ring[pick[i] & tw->mask],
 			      SPRAY_LOSS_RTO, ops, ctx);
+	if (!tw->failed && txw_silent_too_long(tw, now_ns)) {
+		tw->failed = true;
+		tw->silences++;
+	}
 	if (tw->backoff < 16)
 		tw->backoff++;
 	tw->rto_start_ns = now_ns;

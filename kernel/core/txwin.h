@@ -82,6 +82,13 @@ struct spray_txrec {
  *	window is max(min_rtt / 4, this).
  * @max_retx: retransmissions of one psn before the connection fails
  *	(default 15).
+ * @silence_ns: the connection also fails at an RTO when the peer has not
+ *	answered for this long (at least four of the longest RTO) while
+ *	psns were outstanding; 0 (default): no such bound. The retry limit
+ *	alone counts each psn's retransmissions, and an RTO resends only
+ *	the few sent longest ago: with many psns outstanding and RTOs of
+ *	seconds, a sender whose packets all vanish could go on for minutes,
+ *	past the time its peer keeps its state.
  */
 struct spray_txwin_cfg {
 	u32	rto_init_ns;
@@ -89,6 +96,7 @@ struct spray_txwin_cfg {
 	u32	rto_max_ns;
 	u32	reorder_min_ns;
 	u8	max_retx;
+	u64	silence_ns;
 };
 
 /**
@@ -156,7 +164,12 @@ struct spray_txack_sum {
  * @rtt_max_ns: largest recent RTT sample, decaying (the slowest path).
  * @rto_ns: current RTO without backoff.
  * @backoff: RTO doublings since the last progress.
- * @failed: a psn hit the retry limit.
+ * @failed: a psn hit the retry limit, or the peer was silent for
+ *	longer than cfg.silence_ns.
+ * @heard_ns: when the peer last answered (an accepted ACK or NACK, or
+ *	spray_txwin_heard()), or when psns became outstanding after none
+ *	were; 0 before either. The silence cfg.silence_ns bounds starts
+ *	here.
  * @probe_ok: one new psn may go beyond the grant: a window probe
  *	(spray_txwin_on_persist()).
  * @refusal_costs: a refusal does not give a psn its retries back (the
@@ -180,6 +193,7 @@ struct spray_txack_sum {
  * @lost_low: no psn before it is LOST (where the search for the next
  *	retransmission starts).
  * @rtos: RTO expiries.
+ * @silences: failures for the peer's silence (cfg.silence_ns).
  * @probes: window probes (persist timer expiries).
  * @bad_acks: ACKs acknowledging psns never sent.
  */
@@ -214,6 +228,7 @@ struct spray_txwin {
 	bool	probe_ok;
 	bool	refusal_costs;
 	u64	rto_start_ns;
+	u64	heard_ns;
 	u64	sent;
 	u64	retx;
 	u64	acked;
@@ -223,6 +238,7 @@ struct spray_txwin {
 	u64	lost_rto;
 	u64	refusals;
 	u64	rtos;
+	u64	silences;
 	u64	probes;
 	u64	bad_acks;
 };
@@ -255,6 +271,15 @@ bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns);
 static inline u32 spray_txwin_outstanding(const struct spray_txwin *tw)
 {
 	return tw->nxt - tw->una;
+}
+
+/*
+ * The peer answered by other means than an ACK or a NACK (a path probe's
+ * echo): the silence bound starts again.
+ */
+static inline void spray_txwin_heard(struct spray_txwin *tw, u64 now_ns)
+{
+	tw->heard_ns = now_ns;
 }
 
 /**

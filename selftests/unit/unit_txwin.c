@@ -646,3 +646,110 @@ TEST(spray_txwin_on_nack__resume_releases_refused_at_once)
 	EXPECT_EQ(tw.lost_rack + tw.lost_nack + tw.lost_rto, 0);
 	EXPECT_EQ(spray_txwin_room(&tw, 100), 64 - 4);	/* the ring: 2..5 out */
 }
+
+/*
+ * Silence: RTOs (1 ms ceiling) resend what is outstanding with no answer.
+ * Returns the time the window failed, 0 if it had not by @until.
+ */
+static u64 rto_until(u64 now, u64 until)
+{
+	u32 psn;
+
+	while (!tw.failed) {
+		now = spray_txwin_rto_deadline(&tw);
+		if (!now || now > until)
+			return 0;
+		spray_txwin_on_rto(&tw, now, &ops, NULL);
+		while (spray_txwin_next_retx(&tw, &psn))
+			spray_txwin_sent_retx(&tw, psn, 0, now);
+	}
+	return now;
+}
+
+static void setup_silence(u64 silence_ns)
+{
+	memset(&ev, 0, sizeof(ev));
+	spray_txwin_cfg_default(&cfg);
+	cfg.rto_min_ns = 100000;
+	cfg.rto_init_ns = 100000;
+	cfg.rto_max_ns = 1000000;
+	cfg.max_retx = 255;
+	cfg.silence_ns = silence_ns;
+	spray_txwin_init(&tw, ring, 64, 0, 1000, &cfg);
+}
+
+TEST(spray_txwin_on_rto__silent_peer_fails_after_silence_ns)
+{
+	u64 t0 = 1000000, failed;
+
+	setup_silence(20000000);
+	send_n(40, t0);
+	failed = rto_until(t0, t0 + 1000000000);
+	/* the first RTO past 20 ms of silence, not the retry limit */
+	EXPECT(failed > t0 + 20000000);
+	EXPECT(failed <= t0 + 21000000);
+	EXPECT_EQ(tw.silences, 1);
+	EXPECT_EQ(ev.failed, 0);
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 0);
+}
+
+TEST(spray_txwin_on_rto__an_answer_restarts_the_silence)
+{
+	struct spray_txack_sum s;
+	u64 t0 = 1000000, failed;
+
+	setup_silence(20000000);
+	send_n(40, t0);
+	EXPECT_EQ(rto_until(t0, t0 + 15000000), 0);
+	/* psn 0 acked at 15 ms: 20 ms more */
+	EXPECT_EQ(ack(1, 1, 0, 0, 0, t0 + 15000000, &s), 0);
+	EXPECT_EQ(rto_until(t0 + 15000000, t0 + 35000000), 0);
+	EXPECT(!tw.failed);
+	/* an ACK for psns never sent is no answer */
+	EXPECT_EQ(ack(500, 500, 0, 0, 0, t0 + 30000000, &s), -EINVAL);
+	failed = rto_until(t0 + 35000000, t0 + 1000000000);
+	EXPECT(failed > t0 + 35000000);
+	EXPECT(failed <= t0 + 36000000);
+	/* a NACK is an answer too */
+	setup_silence(20000000);
+	send_n(40, t0);
+	EXPECT_EQ(rto_until(t0, t0 + 15000000), 0);
+	EXPECT(spray_txwin_on_nack(&tw, 5, 1, SPRAY_NACK_LOSS, 0, 1000,
+				   t0 + 15000000, &ops, NULL) >= 0);
+	EXPECT_EQ(rto_until(t0 + 15000000, t0 + 35000000), 0);
+	/* and so is what the caller heard otherwise (a probe's echo) */
+	spray_txwin_heard(&tw, t0 + 34000000);
+	EXPECT_EQ(rto_until(t0 + 35000000, t0 + 54000000), 0);
+	EXPECT(rto_until(t0 + 54000000, t0 + 1000000000) > t0 + 54000000);
+	EXPECT_EQ(tw.silences, 1);
+}
+
+TEST(spray_txwin_on_rto__silence_counts_from_the_first_psn_after_quiet)
+{
+	struct spray_txack_sum s;
+	u64 t0 = 1000000;
+
+	setup_silence(20000000);
+	send_n(2, t0);
+	EXPECT_EQ(ack(2, 2, 0, 0, 0, t0 + 1000000, &s), 0);
+	/* 100 ms with nothing outstanding, then new data */
+	send_n(40, t0 + 100000000);
+	EXPECT_EQ(rto_until(t0 + 100000000, t0 + 120000000), 0);
+	EXPECT(rto_until(t0 + 120000000, t0 + 1000000000) > t0 + 120000000);
+}
+
+TEST(spray_txwin_on_rto__silence_bound_at_least_four_rtos)
+{
+	u64 t0 = 1000000, failed;
+
+	/* 1 ms of silence allowed, but four RTOs of 1 ms pass first */
+	setup_silence(1000000);
+	send_n(40, t0);
+	failed = rto_until(t0, t0 + 1000000000);
+	EXPECT(failed > t0 + 4000000);
+	/* no bound: only the retry limit, which 40 psns reach much later */
+	setup_silence(0);
+	send_n(40, t0);
+	EXPECT_EQ(rto_until(t0, t0 + 200000000), 0);
+	EXPECT_EQ(tw.silences, 0);
+}
