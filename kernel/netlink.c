@@ -148,8 +148,9 @@ nospace:
  * @info: its attributes, already checked against the spec's policy
  *
  * All or nothing: the cross checks run before anything is written. A new
- * udp-port is stored only; the transport rebinds its UDP socket when it reads
- * a port different from the one it is bound to.
+ * udp-port moves the namespace's UDP sockets first (a port in use leaves
+ * everything unchanged); the old ones are closed after the config lock is
+ * dropped, since that waits for an RCU grace period.
  *
  * Return: 0, or -EINVAL with an extack message.
  */
@@ -157,6 +158,7 @@ int spray_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct spray_net *sn = spray_net(genl_info_net(info));
 	struct netlink_ext_ack *extack = info->extack;
+	struct socket *old[2] = { NULL, NULL };
 	struct spray_config *cfg = &sn->cfg;
 	struct nlattr **tb = info->attrs;
 	u32 rto_min, rto_max;
@@ -195,7 +197,7 @@ int spray_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		u16 port = nla_get_u16(tb[SPRAY_A_CONFIG_UDP_PORT]);
 
 		/* the sockets move first: a port in use leaves all unchanged */
-		err = spray_udp_rebind(sn, port);
+		err = spray_udp_rebind(sn, port, old);
 		if (err) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[SPRAY_A_CONFIG_UDP_PORT],
 					    "spray: cannot bind that UDP port");
@@ -229,6 +231,7 @@ int spray_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 			   nla_get_u32(tb[SPRAY_A_CONFIG_BDP_BYTES]));
 unlock:
 	mutex_unlock(&sn->config_lock);
+	spray_udp_release(old);
 	return err;
 }
 

@@ -394,7 +394,8 @@ void spray_port_unbind(struct spray_net *sn, struct spray_sock *ss);
 /* udp.c */
 int spray_udp_get(struct spray_net *sn);
 void spray_udp_put_all(struct spray_net *sn);
-int spray_udp_rebind(struct spray_net *sn, u16 port);
+int spray_udp_rebind(struct spray_net *sn, u16 port, struct socket *old[2]);
+void spray_udp_release(struct socket *old[2]);
 int spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb);
 struct spray_sock *spray_sock_lookup_rcu(struct spray_net *sn, u16 port,
 					 const struct spray_addr *daddr);

@@ -207,17 +207,22 @@ int spray_udp_get(struct spray_net *sn)
  * @sn: the namespace
  * @port: the new port
  *
+ * @old: set to the sockets replaced (NULL, NULL if none), which the caller
+ *	gives to spray_udp_release() once it holds no lock
+ *
  * Called with &spray_net.config_lock held, before the setting is stored.
  * If the sockets do not exist yet they will be created on the new port.
  * Packets in flight to the old port are lost and sent again.
  *
  * Return: 0, or the error of binding the new port (the old one stays).
  */
-int spray_udp_rebind(struct spray_net *sn, u16 port)
+int spray_udp_rebind(struct spray_net *sn, u16 port, struct socket *old[2])
 {
-	struct socket *s4, *s6 = NULL, *old4, *old6;
+	struct socket *s4, *s6 = NULL;
 	int err;
 
+	old[0] = NULL;
+	old[1] = NULL;
 	mutex_lock(&sn->udp_lock);
 	if (!rcu_access_pointer(sn->udp_sock) || sn->udp_bound_port == port) {
 		mutex_unlock(&sn->udp_lock);
@@ -231,21 +236,35 @@ int spray_udp_rebind(struct spray_net *sn, u16 port)
 	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled() &&
 	    spray_udp_open(sn, AF_INET6, port, &s6))
 		s6 = NULL;
-	old4 = rcu_dereference_protected(sn->udp_sock,
-					 lockdep_is_held(&sn->udp_lock));
-	old6 = rcu_dereference_protected(sn->udp6_sock,
-					 lockdep_is_held(&sn->udp_lock));
+	old[0] = rcu_dereference_protected(sn->udp_sock,
+					   lockdep_is_held(&sn->udp_lock));
+	old[1] = rcu_dereference_protected(sn->udp6_sock,
+					   lockdep_is_held(&sn->udp_lock));
 	rcu_assign_pointer(sn->udp_sock, s4);
 	rcu_assign_pointer(sn->udp6_sock, s6);
 	sn->udp_bound_port = port;
 	mutex_unlock(&sn->udp_lock);
-
-	/* transmitters and route lookups read the pointers under RCU */
-	synchronize_rcu();
-	udp_tunnel_sock_release(old4);
-	if (old6)
-		udp_tunnel_sock_release(old6);
 	return 0;
+}
+
+/**
+ * spray_udp_release() - close the sockets spray_udp_rebind() replaced
+ * @old: them (either may be NULL)
+ *
+ * Waits for a grace period (transmitters and route lookups read the
+ * pointers under RCU; under load one took 30 s), so the caller holds no
+ * lock that others wait for, such as &spray_net.config_lock. The old port
+ * is free when it returns.
+ */
+void spray_udp_release(struct socket *old[2])
+{
+	if (!old[0] && !old[1])
+		return;
+	synchronize_rcu();
+	if (old[0])
+		udp_tunnel_sock_release(old[0]);
+	if (old[1])
+		udp_tunnel_sock_release(old[1]);
 }
 
 /**

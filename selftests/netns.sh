@@ -64,7 +64,10 @@ spray_lib_check "udp-port taken by another program: refused" spray_lib_not ip ne
 KEY=udp-port
 spray_lib_check "  and the setting is unchanged" [ "$(ip netns exec "$ns2" "$SC" -t show | awk -F'\t' '$1 == "udp-port" { print $2 }')" = 5555 ]
 kill $squatter
-ip netns exec "$ns1" "$SC" set udp-port 4797
+# back: the port left is free when the setting returns (the old sockets
+# are closed after the config lock is dropped, before the reply)
+spray_lib_check "udp-port back to 4797" ip netns exec "$ns1" "$SC" set udp-port 4797
+spray_lib_check "  and left 5555" spray_lib_not udp_bound "$ns1" 5555
 ip netns exec "$ns2" "$SC" set udp-port 4797
 
 # Idle connections go away (idle-timeout-ms) while their sockets stay open.
