@@ -487,11 +487,8 @@ static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		msg->msg_flags |= MSG_TRUNC;
 	n = rm->len;
 	if (!(flags & MSG_PEEK)) {
-		spin_lock_bh(&ss->lock);
-		spray_rmsg_free(ss, rm);
-		spin_unlock_bh(&ss->lock);
 		release_sock(sk);
-		spray_sock_rmem_freed(ss);
+		spray_sock_rmsg_read(ss, rm);
 	} else {
 		release_sock(sk);
 	}

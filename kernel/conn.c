@@ -1243,10 +1243,15 @@ out:
 }
 
 /**
- * spray_sock_rmem_freed() - the application read: open the receive windows
+ * spray_sock_rmsg_read() - the application read a message: free it and
+ *	open the receive windows
  * @ss: the socket
+ * @rm: the message, off every list
  *
- * Called after recvmsg() freed a message. Of the connections that receive
+ * One hold of the socket's lock gives back @rm's receive memory and does
+ * what the room allows; @rm itself (its skbs, pages and records) is freed
+ * after, outside the lock that the receive path needs. Of the connections
+ * that receive
  * (&spray_sock.rconns, not every connection of the socket), those whose
  * packets were refused are told to send again (NACK RESUME; those in line
  * for buffer when their turn comes: spray_rx_turns()), and those
@@ -1254,7 +1259,7 @@ out:
  * an ACK with it, as TCP announces a window only when it grew enough: a
  * sender with credit left learns the new grant from the next ACK anyway.
  */
-void spray_sock_rmem_freed(struct spray_sock *ss)
+void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 {
 	struct spray_net *sn = spray_net(sock_net(&ss->sk));
 	struct sk_buff_head q;
@@ -1264,6 +1269,9 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
 
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
+	if (rm->charge)
+		spray_rmem_uncharge(&ss->sk, rm->charge);
+	rm->charge = 0;
 	list_for_each_entry(c, &ss->rconns, rnode) {
 		if (ss->dead)
 			break;
@@ -1282,6 +1290,7 @@ void spray_sock_rmem_freed(struct spray_sock *ss)
 	if (!ss->dead)
 		spray_rx_turns(ss, now, &q);
 	spin_unlock_bh(&ss->lock);
+	spray_rmsg_free(ss, rm);
 	spray_xmit_queue(sn, &q);
 }
 

@@ -418,7 +418,7 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		    const struct spray_addr *to, bool ce);
 int spray_conn_init(void);
 void spray_conn_exit(void);
-void spray_sock_rmem_freed(struct spray_sock *ss);
+void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm);
 void spray_sock_set_cc_mode(struct spray_sock *ss, u8 mode);
 bool spray_sock_wspace(const struct sock *sk);
 void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm);
