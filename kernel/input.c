@@ -166,7 +166,7 @@ static void spray_rx_ordered_push(struct spray_conn *c, struct spray_rmsg *rm)
 			continue;
 		}
 		list_move_tail(&pos->node, &ss->rxq);
-		spray_data_ready(ss);
+		ss->rx_wake = true;
 	}
 }
 
@@ -181,7 +181,7 @@ static void spray_rx_complete(struct spray_conn *c, struct spray_rmsg *rm)
 	list_del(&rm->node);
 	if (!ss->ordered) {
 		list_add_tail(&rm->node, &ss->rxq);
-		spray_data_ready(ss);
+		ss->rx_wake = true;
 		return;
 	}
 	spray_rx_ordered_push(c, rm);
@@ -1051,17 +1051,28 @@ static void spray_rx_batch_end(struct spray_rx_batch *b, u64 now,
 	spray_conn_arm(c, now);
 }
 
-/* End the batch and let its socket's lock go, if it holds one. */
+/*
+ * End the batch and let its socket's lock go, if it holds one; then wake
+ * the reader if a message became ready (the socket stays valid: RCU, and
+ * SOCK_RCU_FREE).
+ */
 static void spray_rx_batch_unlock(struct spray_rx_batch *b, u64 now,
 				  struct sk_buff_head *q)
 {
-	if (!b->ss)
+	struct spray_sock *ss = b->ss;
+	bool wake;
+
+	if (!ss)
 		return;
 	spray_rx_batch_end(b, now, q);
+	wake = ss->rx_wake;
+	ss->rx_wake = false;
 	/* taken in spray_rcv_one() for the skb's packets (for sparse) */
-	__acquire(&b->ss->lock);
-	spin_unlock_bh(&b->ss->lock);
+	__acquire(&ss->lock);
+	spin_unlock_bh(&ss->lock);
 	b->ss = NULL;
+	if (wake)
+		spray_data_ready(ss);
 }
 
 /*

@@ -264,6 +264,9 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  * @tsq_skbs: DATA and PROBE skbs of the socket below it, not yet freed
  *	or orphaned by the stack (their bytes are in sk_wmem_alloc)
  * @ordered: deliver each peer's messages in the order they were sent
+ * @rx_wake: a message became ready while the receive path held @lock:
+ *	the reader is woken once it is dropped (spray_rx_batch_unlock()),
+ *	not to spin on it while the rest of a train is handled
  * @cc_mode: enum spray_cc_mode of the socket's connections
  */
 struct spray_sock {
@@ -297,6 +300,7 @@ struct spray_sock {
 	struct work_struct	tsq_work;
 	atomic_t		tsq_skbs;
 	bool			ordered;
+	bool			rx_wake;
 	u8			cc_mode;
 };
 
