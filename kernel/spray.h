@@ -96,46 +96,82 @@ struct spray_config {
 
 /**
  * enum spray_mib_field - per namespace counters (netlink "stats")
+ * @SPRAY_MIB_TX_PKTS: DATA packets sent, first transmissions
+ * @SPRAY_MIB_TX_BYTES: payload bytes of those
+ * @SPRAY_MIB_RETX_PKTS: DATA packets sent again
+ * @SPRAY_MIB_RX_PKTS: DATA packets accepted
+ * @SPRAY_MIB_RX_BYTES: payload bytes of those
+ * @SPRAY_MIB_TX_MSGS: messages fully acknowledged
+ * @SPRAY_MIB_RX_MSGS: messages delivered to a socket
+ * @SPRAY_MIB_MSG_FAILED: messages reported undeliverable
+ * @SPRAY_MIB_ACK_TX: ACKs sent
+ * @SPRAY_MIB_ACK_RX: ACKs received
+ * @SPRAY_MIB_NACK_TX: NACKs sent
+ * @SPRAY_MIB_NACK_RX: NACKs received
+ * @SPRAY_MIB_LOST_PKTS: packets declared lost by the sender
+ * @SPRAY_MIB_RTO: retransmission timeouts
+ * @SPRAY_MIB_ECN_CE: DATA packets that arrived CE-marked
+ * @SPRAY_MIB_ECN_ECHO: acked packets echoed as CE-marked
+ * @SPRAY_MIB_CONN_OPEN: connections created
+ * @SPRAY_MIB_CONN_CLOSE: connections torn down
+ * @SPRAY_MIB_CONN_RESET: incarnations replaced (peer restart)
+ * @SPRAY_MIB_PATH_DOWN: entropy values declared down
+ * @SPRAY_MIB_PATH_UP: entropy values back up after a probe
+ * @SPRAY_MIB_RCVBUF_FULL: DATA refused for lack of buffer
+ * @SPRAY_MIB_NO_SOCKET: packets for an unbound spray port
+ * @SPRAY_MIB_LOST_RACK: lost-pkts by RACK
+ * @SPRAY_MIB_LOST_NACK: lost-pkts by NACK
+ * @SPRAY_MIB_LOST_RTO: lost-pkts by RTO
+ * @SPRAY_MIB_SPURIOUS_LOSS: declared lost, arrived after all
+ * @SPRAY_MIB_WINDOW_PROBES: persist timer: a packet beyond the grant
+ * @SPRAY_MIB_RX_COPIED: DATA payload copied, not kept in its skb
+ * @SPRAY_MIB_TX_THROTTLED: waits for what a socket has below it
+ * @SPRAY_MIB_ACK_CARRIED: ACKs carried by DATA (SPRAY_F_ACK)
+ * @SPRAY_MIB_REFUSED_RESENT: retx-pkts of packets the peer refused
+ * @SPRAY_MIB_RESUME_TX: NACK RESUME sent (of nack-tx)
+ * @SPRAY_MIB_RX_TURNS: turns given to senders in line
+ * @SPRAY_MIB_RX_TURNS_EXPIRED: turns taken back, unused
+ * @__SPRAY_MIB_MAX: the number of counters
  *
  * Drops of incoming packets are counted per enum spray_drop_reason in
  * &spray_mib.drops, the rest here.
  */
 enum spray_mib_field {
-	SPRAY_MIB_TX_PKTS,		/* DATA packets sent, first transmissions */
-	SPRAY_MIB_TX_BYTES,		/* payload bytes of those */
-	SPRAY_MIB_RETX_PKTS,		/* DATA packets sent again */
-	SPRAY_MIB_RX_PKTS,		/* DATA packets accepted */
-	SPRAY_MIB_RX_BYTES,		/* payload bytes of those */
-	SPRAY_MIB_TX_MSGS,		/* messages fully acknowledged */
-	SPRAY_MIB_RX_MSGS,		/* messages delivered to a socket */
-	SPRAY_MIB_MSG_FAILED,		/* messages reported undeliverable */
+	SPRAY_MIB_TX_PKTS,
+	SPRAY_MIB_TX_BYTES,
+	SPRAY_MIB_RETX_PKTS,
+	SPRAY_MIB_RX_PKTS,
+	SPRAY_MIB_RX_BYTES,
+	SPRAY_MIB_TX_MSGS,
+	SPRAY_MIB_RX_MSGS,
+	SPRAY_MIB_MSG_FAILED,
 	SPRAY_MIB_ACK_TX,
 	SPRAY_MIB_ACK_RX,
 	SPRAY_MIB_NACK_TX,
 	SPRAY_MIB_NACK_RX,
-	SPRAY_MIB_LOST_PKTS,		/* packets declared lost by the sender */
-	SPRAY_MIB_RTO,			/* retransmission timeouts */
-	SPRAY_MIB_ECN_CE,		/* DATA packets that arrived CE-marked */
-	SPRAY_MIB_ECN_ECHO,		/* acked packets echoed as CE-marked */
-	SPRAY_MIB_CONN_OPEN,		/* connections created */
-	SPRAY_MIB_CONN_CLOSE,		/* connections torn down */
-	SPRAY_MIB_CONN_RESET,		/* incarnations replaced (peer restart) */
-	SPRAY_MIB_PATH_DOWN,		/* entropy values declared down */
-	SPRAY_MIB_PATH_UP,		/* entropy values back up after a probe */
-	SPRAY_MIB_RCVBUF_FULL,		/* DATA refused for lack of buffer */
-	SPRAY_MIB_NO_SOCKET,		/* packets for an unbound spray port */
-	SPRAY_MIB_LOST_RACK,		/* lost-pkts by RACK */
-	SPRAY_MIB_LOST_NACK,		/* lost-pkts by NACK */
-	SPRAY_MIB_LOST_RTO,		/* lost-pkts by RTO */
-	SPRAY_MIB_SPURIOUS_LOSS,	/* declared lost, arrived after all */
-	SPRAY_MIB_WINDOW_PROBES,	/* persist timer: a packet beyond the grant */
-	SPRAY_MIB_RX_COPIED,		/* DATA payload copied, not kept in its skb */
-	SPRAY_MIB_TX_THROTTLED,		/* waits for what a socket has below it */
-	SPRAY_MIB_ACK_CARRIED,		/* ACKs carried by DATA (SPRAY_F_ACK) */
-	SPRAY_MIB_REFUSED_RESENT,	/* retx-pkts of packets the peer refused */
-	SPRAY_MIB_RESUME_TX,		/* NACK RESUME sent (of nack-tx) */
-	SPRAY_MIB_RX_TURNS,		/* turns given to senders in line */
-	SPRAY_MIB_RX_TURNS_EXPIRED,	/* turns taken back, unused */
+	SPRAY_MIB_LOST_PKTS,
+	SPRAY_MIB_RTO,
+	SPRAY_MIB_ECN_CE,
+	SPRAY_MIB_ECN_ECHO,
+	SPRAY_MIB_CONN_OPEN,
+	SPRAY_MIB_CONN_CLOSE,
+	SPRAY_MIB_CONN_RESET,
+	SPRAY_MIB_PATH_DOWN,
+	SPRAY_MIB_PATH_UP,
+	SPRAY_MIB_RCVBUF_FULL,
+	SPRAY_MIB_NO_SOCKET,
+	SPRAY_MIB_LOST_RACK,
+	SPRAY_MIB_LOST_NACK,
+	SPRAY_MIB_LOST_RTO,
+	SPRAY_MIB_SPURIOUS_LOSS,
+	SPRAY_MIB_WINDOW_PROBES,
+	SPRAY_MIB_RX_COPIED,
+	SPRAY_MIB_TX_THROTTLED,
+	SPRAY_MIB_ACK_CARRIED,
+	SPRAY_MIB_REFUSED_RESENT,
+	SPRAY_MIB_RESUME_TX,
+	SPRAY_MIB_RX_TURNS,
+	SPRAY_MIB_RX_TURNS_EXPIRED,
 	__SPRAY_MIB_MAX
 };
 
@@ -244,6 +280,12 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  * @errq: messages that failed, waiting for recvmsg(MSG_ERRQUEUE) (struct
  *	spray_tmsg)
  * @errq_len: entries in @errq
+ * @failing: batches of a failed connection's messages on their way to
+ *	@errq (struct spray_failbatch, conn.c)
+ * @rconns: connections that receive (a peer incarnation; struct
+ *	spray_conn, rnode): what a read opens the windows of
+ * @fail_work: reports @failing a few messages at a time, in process
+ *	context
  * @tx_bytes: bytes of the messages queued not yet acknowledged (SIOCOUTQ)
  * @rx_extra: what a received packet's skb holds beyond its payload
  *	(truesize - payload), the largest of those it may keep

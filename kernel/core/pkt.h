@@ -69,6 +69,16 @@ enum spray_drop_reason {
 /**
  * struct spray_ack - the content of an ACK, host byte order
  *
+ * @cum_psn: every psn before it has been received.
+ * @sack_base: first psn described by @sack and @ecn.
+ * @sack: bit i set: psn sack_base + i has been received.
+ * @ecn: bit i set: psn sack_base + i arrived CE-marked.
+ * @ts_echo: the sender's ts_ns of the latest DATA (or PROBE) packet.
+ * @hold_ns: how long the receiver held that packet before this ACK.
+ * @grant_psn: receiver credit: the sender may send psns before it.
+ * @ev_echo: the ev of the packet whose ts is echoed.
+ * @echo_psn: its psn (probe_id for a probe's echo).
+ *
  * Fields as in struct spray_ack_hdr. Filled by spray_rxwin_build_ack() (all
  * but @grant_psn, which congestion control sets) and consumed by
  * spray_txwin_on_ack().

@@ -95,6 +95,16 @@ struct spray_rxwin_nack {
  * @nacks: NACK runs reported.
  * @rcvd: ring bitmap, bit (psn & (RING - 1)) = psn received.
  * @cemap: ring bitmap, psn arrived CE-marked.
+ * @reo_mult: multiplier of the NACK reorder window, doubled when a psn
+ *	fills a hole already NACKed (the NACK was premature), up to 64.
+ * @reo_obs_ns: the largest recent delay of an original psn arriving
+ *	behind later ones (decaying by 1/16 per observation): the NACK
+ *	reorder window covers it.
+ * @blk_ns: per 64-psn block of the ring, when its first psn arrived (how
+ *	late a reordered psn is).
+ * @unrep: ring bitmap, psn received and not yet reported in an ACK's
+ *	SACK range (the oldest go out first).
+ * @n_unrep: bits set in @unrep.
  */
 struct spray_rxwin {
 	struct spray_rxwin_cfg cfg;

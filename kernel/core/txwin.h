@@ -164,6 +164,16 @@ struct spray_txack_sum {
  * @rtt_max_ns: largest recent RTT sample, decaying (the slowest path).
  * @rto_ns: current RTO without backoff.
  * @backoff: RTO doublings since the last progress.
+ * @reo_mult: multiplier of the RACK reorder window, doubled by a spurious
+ *	retransmission (up to 64), halved after 4096 psns delivered without
+ *	one.
+ * @reo_calm: psns delivered since the last spurious retransmission or
+ *	halving.
+ * @reo_obs_ns: the largest recent delay beyond srtt of a psn overtaken by
+ *	one sent later (decaying by 1/16 per observation): the reorder
+ *	window covers it.
+ * @ev_rack: per EV, the latest sent_ns among its delivered psns (RACK on
+ *	each path: a psn overtaken on its own EV is lost sooner).
  * @failed: a psn hit the retry limit, or the peer was silent for
  *	longer than cfg.silence_ns.
  * @heard_ns: when the peer last answered (an accepted ACK or NACK, or

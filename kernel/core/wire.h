@@ -40,6 +40,7 @@
  *	SPRAY_F_PROBE set, not sequenced.
  * @SPRAY_T_CLOSE: the sender ends the incarnation named by src_cid; the
  *	receiver drops its state for it.
+ * @__SPRAY_T_MAX: one past the last type.
  */
 enum spray_type {
 	SPRAY_T_DATA	= 1,
@@ -250,6 +251,7 @@ struct spray_data_ack_hdr {
  *	or it admitted a message some of whose packets it had refused): the
  *	psns it refused (NO_BUF, WINDOW) may come now. The sender sends them
  *	again at once, before anything new. Named psns: the first it misses.
+ * @__SPRAY_NACK_MAX: one past the last reason.
  */
 enum spray_nack_reason {
 	SPRAY_NACK_LOSS		= 1,
