@@ -4,6 +4,7 @@
 #   make                 module for $(KVER) + userspace tools + selftests
 #   make modules-all     the module for every kernel of the matrix ($(KVERS))
 #   make W=1 / make check (sparse) / make style (checkpatch --strict)
+#   make kdoc            kernel-doc -Wall over the module and the uapi header
 #   make install         module (+ depmod), uapi header, tools, libfabric provider
 #   make test            everything, in the VM, on every kernel of the matrix
 #   make demo            the main job: a VM that shows AF_SPRAY working
@@ -34,7 +35,7 @@ SYNC = mkdir -p $(BUILD) && for f in Kbuild $$(find kernel include -type f); do 
 
 KERNEL_SRCS := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h include/uapi/linux/*.h include/trace/events/*.h)
 
-.PHONY: all module modules-all tools selftests unit check style install \
+.PHONY: all module modules-all tools selftests unit check kdoc style install \
 	uninstall test demo bench debug-kernel test-debug fuzz clean FORCE
 
 all: module tools selftests
@@ -68,6 +69,13 @@ check:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) C=2 CHECK=sparse W=1 modules 2>&1 | \
 		tee $(BUILD)/check.log
 	@! grep -E "warning:|error:" $(BUILD)/check.log
+
+# kernel-doc over the module and the uapi header: every comment that
+# says it is kernel-doc describes every member (scripts/test.sh runs it)
+kdoc:
+	@out=$$($(KSRC)/scripts/kernel-doc -none -Wall kernel/*.c kernel/*.h \
+		kernel/core/*.c kernel/core/*.h include/uapi/linux/spray.h 2>&1); \
+		echo "$$out"; [ -z "$$out" ]
 
 style:
 	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
