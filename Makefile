@@ -77,11 +77,19 @@ kdoc:
 		kernel/core/*.c kernel/core/*.h include/uapi/linux/spray.h 2>&1); \
 		echo "$$out"; [ -z "$$out" ]
 
+# BIT_MACRO: (1U << n) sizes and limits stay unsigned int; BIT() is
+# for masks and makes them unsigned long. netlink-gen.[ch] are generated
+# (scripts/ynl-gen.sh). core_user.h stands in for kernel headers in
+# userspace: see its comment for what it is allowed.
+STYLE_IGNORE := FILE_PATH_CHANGES,SPDX_LICENSE_TAG,BIT_MACRO
 style:
 	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f $(filter-out kernel/netlink-gen.%,$(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h)) \
+		--ignore $(STYLE_IGNORE) \
+		-f $(filter-out kernel/netlink-gen.% kernel/core/core_user.h,$(wildcard kernel/*.c kernel/*.h kernel/core/*.c kernel/core/*.h)) \
 		include/uapi/linux/spray.h
+	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+		--ignore $(STYLE_IGNORE),PREFER_KERNEL_TYPES,MACRO_ARG_REUSE,CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO \
+		-f kernel/core/core_user.h
 	@# TRACE_EVENT()'s own layout (open-ended lines, field lists in
 	@# macros), as in every trace header of the kernel
 	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \

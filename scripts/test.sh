@@ -68,6 +68,7 @@ done
 step build-tools make --no-print-directory tools selftests
 step netlink-generated-match-spec scripts/ynl-gen.sh --check
 step kernel-doc make --no-print-directory kdoc
+step checkpatch make --no-print-directory style
 if [ -d selftests/unit ]; then
 	make --no-print-directory -C selftests/unit >"$results/unit.log" 2>&1
 	rc=$?
