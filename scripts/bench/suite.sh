@@ -101,6 +101,9 @@ DP_PP_SIZES=${BENCH_DP_PP_SIZES:-"64 65536"}
 DP_PERF_TRANSPORTS=${BENCH_DP_PERF_TRANSPORTS:-"spray tcp"}
 DP_PERF_MTUS=${BENCH_DP_PERF_MTUS:-"1500 9000"}
 DP_PERF_PP=${BENCH_DP_PERF_PP:-"spray:64 spray:65536"}	# TRANSPORT:SIZE ping-pongs profiled
+# sprayctl set KEY VALUE... for both namespaces, e.g. "ack-delay-us 200"
+# (an experiment's; the default is the module's defaults)
+DP_SPRAY_CONFIG=${BENCH_DP_SPRAY_CONFIG:-}
 # scaleacross: rate of each long link (Mbit/s), its one-way delay, what
 # runs, and how much: one connection's bulk, SIZE x N after W warm-ups
 SA_RATE=${BENCH_SA_RATE:-15}
@@ -478,6 +481,13 @@ scen_datapath() {
 	ip -n "$DP_B" link set eth0 up
 	bench_busywait 10000 ip netns exec "$DP_A" ping -c1 -W1 10.201.0.2 >/dev/null ||
 		{ log "datapath: the veth does not carry"; return 1; }
+	if [ -n "$DP_SPRAY_CONFIG" ]; then
+		# shellcheck disable=SC2086 # KEY VALUE pairs
+		for x in "$DP_A" "$DP_B"; do
+			ip netns exec "$x" "$CTL" set $DP_SPRAY_CONFIG ||
+				{ log "datapath: sprayctl set $DP_SPRAY_CONFIG failed"; return 1; }
+		done
+	fi
 	{
 		echo "kernel $(uname -r); dpbench: $DPB; $(perf --version 2>&1)"
 		echo "veth offloads (both ends alike, defaults):"
