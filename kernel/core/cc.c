@@ -494,11 +494,16 @@ u32 spray_rcc_bdp(const struct spray_rcc *r, const struct spray_rcc_conn *c,
  * @rcvbuf_free: bytes the socket receive buffer can still take
  *
  * Credit is what is granted and not yet received: grant = cum + rcvd +
- * min(BDP / active senders, rcvbuf_free), in packets of mtu bytes, at
- * least one packet while the buffer has room for one; a hole below packets
- * received (a loss being repaired) does not stop the sender. Never beyond
- * the receive window (cum + SPRAY_RXWIN_BITS) nor below the previous grant
- * (a sent grant cannot be taken back). BDP is spray_rcc_bdp(); a
+ * min(share, rcvbuf_free), in packets of mtu bytes, at least one packet
+ * while the buffer has room for one. The share is BDP / active senders,
+ * or, were that less than a train of SPRAY_RCC_TRAIN packets, up to a
+ * train within SPRAY_RCC_OVERCOMMIT x BDP / active senders: many senders
+ * in flight at once may overcommit the BDP a few times (queueing, which
+ * the sender's window and ECN bound), not send a packet per ACK. A hole
+ * below packets received (a loss being repaired) does not stop the
+ * sender. Never beyond the receive window (cum + SPRAY_RXWIN_BITS) nor
+ * below the previous grant (a sent grant cannot be taken back). BDP is
+ * spray_rcc_bdp(); a
  * connection not counted active (its last message just completed) counts
  * itself, as it would be were a message of it incomplete.
  *
@@ -508,13 +513,18 @@ u32 spray_rcc_grant_rcvd(const struct spray_rcc *r, struct spray_rcc_conn *c,
 			 const struct spray_cc_cfg *cfg, u32 cum_psn, u32 rcvd,
 			 u32 rcvbuf_free)
 {
-	u32 share, pkts, g, n;
+	u32 share, pkts, g, n, bdp;
 
 	if (cfg->mode != SPRAY_CC_RECEIVER && cfg->mode != SPRAY_CC_BOTH) {
 		pkts = SPRAY_RXWIN_BITS;
 	} else {
-		n = r->nactive + !c->active;
-		share = spray_rcc_bdp(r, c, cfg) / max(n, 1U);
+		n = max(r->nactive + !c->active, 1U);
+		bdp = spray_rcc_bdp(r, c, cfg);
+		share = bdp / n;
+		if (share < SPRAY_RCC_TRAIN * cfg->mtu)
+			share = (u32)min_t(u64, SPRAY_RCC_TRAIN * cfg->mtu,
+					   spray_div_u64((u64)bdp *
+							 SPRAY_RCC_OVERCOMMIT, n));
 		share = min(share, rcvbuf_free);
 		pkts = share / cfg->mtu;
 		if (!pkts && rcvbuf_free >= cfg->mtu)

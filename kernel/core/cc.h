@@ -30,6 +30,17 @@ enum spray_cc_mode {
  */
 #define SPRAY_CC_BDP_INIT	(256U * 1024)
 
+/*
+ * Receiver credit among many senders (spray_rcc_grant_rcvd()): a share of
+ * the BDP below a train of SPRAY_RCC_TRAIN packets grows towards one, as
+ * long as all the shares together stay within SPRAY_RCC_OVERCOMMIT BDPs
+ * (Homa grants to several messages at once for the same reason). A
+ * sender granted a packet or two at a time sends a packet or two per
+ * ACK: sixteen senders at MTU 9000 had an ACK for every 1.7 packets.
+ */
+#define SPRAY_RCC_TRAIN		8U
+#define SPRAY_RCC_OVERCOMMIT	4U
+
 /* shortest window of a delivery-rate sample, ns */
 #define SPRAY_CC_RATE_WIN_MIN_NS	100000U
 

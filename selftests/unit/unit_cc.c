@@ -179,6 +179,50 @@ TEST(spray_rcc_grant__shared_among_active)
 }
 
 /*
+ * Sixteen senders at MTU 9000 into the 256 KiB floor: an even split is
+ * 1.8 packets each, a packet or two per ACK. Each gets a train within
+ * four BDPs all together (7 packets); two senders keep their even split
+ * (a train fits in it); a hundred get what four BDPs hold (still one
+ * packet each at least while the buffer has room).
+ */
+TEST(spray_rcc_grant__many_senders_get_trains)
+{
+	struct spray_rcc_conn a[100];
+	struct spray_rcc r = { 0 };
+	u32 i, g, bdp;
+
+	setup();
+	cfg.mtu = 8972;
+	bdp = cfg.rcv_bdp_bytes;
+	EXPECT_EQ(bdp, SPRAY_CC_BDP_INIT);
+	for (i = 0; i < 100; i++)
+		spray_rcc_conn_init(&a[i], &cfg, 0);
+	for (i = 0; i < 2; i++)
+		spray_rcc_activate(&r, &a[i]);
+	g = spray_rcc_grant(&r, &a[0], &cfg, 100, 1U << 30);
+	EXPECT_EQ(g - 100, bdp / 2 / cfg.mtu);
+	EXPECT(g - 100 >= SPRAY_RCC_TRAIN);
+	for (; i < 16; i++)
+		spray_rcc_activate(&r, &a[i]);
+	g = spray_rcc_grant(&r, &a[5], &cfg, 5000, 1U << 30);
+	EXPECT_EQ(g - 5000, SPRAY_RCC_OVERCOMMIT * bdp / 16 / cfg.mtu);
+	EXPECT_EQ(g - 5000, 7);
+	/* the buffer still bounds it */
+	g = spray_rcc_grant(&r, &a[6], &cfg, 6000, 3 * cfg.mtu);
+	EXPECT_EQ(g - 6000, 3);
+	/* a smaller MTU: the even split already holds a train */
+	cfg.mtu = 1472;
+	g = spray_rcc_grant(&r, &a[7], &cfg, 7000, 1U << 30);
+	EXPECT_EQ(g - 7000, bdp / 16 / cfg.mtu);
+	cfg.mtu = 8972;
+	for (; i < 100; i++)
+		spray_rcc_activate(&r, &a[i]);
+	g = spray_rcc_grant(&r, &a[50], &cfg, 50000, 1U << 30);
+	EXPECT_EQ(g - 50000, 1);
+	EXPECT_EQ(SPRAY_RCC_OVERCOMMIT * bdp / 100 / cfg.mtu, 1);
+}
+
+/*
  * The receive buffer is full but for the last packet of a message it
  * admitted; a psn of another message was refused below the rest of it
  * (a hole at cum). The sender must still get credit for that last packet.
