@@ -461,7 +461,7 @@ void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm)
 		c->rx_last = NULL;
 	if (rm->skipped)
 		return;
-	c->rx_left_bytes -= rm->len - rm->got;
+	c->rx_left_pkts -= rm->pkts_left;
 	c->rx_left_msgs--;
 }
 

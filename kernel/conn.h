@@ -234,7 +234,8 @@ struct spray_tmsg {
  *	(spray_rmsg_charge()): reserved in &spray_sock.rx_turns on its turn
  * @rx_turn: its turn came: its next new message is admitted
  * @rx_turn_ns: when (taken back if unused for long: spray_rx_turns())
- * @rx_left_bytes: bytes the messages being reassembled still miss
+ * @rx_left_pkts: packets the messages being reassembled still miss (the
+ *	sum of their &spray_rmsg.pkts_left)
  * @rx_left_msgs: messages being reassembled (in @rmsgs)
  * @rx: the receive window
  * @rcc: receiver credit state
@@ -299,7 +300,7 @@ struct spray_conn {
 	u32			rx_wait_charge;
 	bool			rx_turn;
 	u64			rx_turn_ns;
-	u32			rx_left_bytes;
+	u32			rx_left_pkts;
 	u32			rx_left_msgs;
 	struct spray_rxwin	rx;
 	struct spray_rcc_conn	rcc;

@@ -310,13 +310,32 @@ void spray_rx_turns(struct spray_sock *ss, u64 now, struct sk_buff_head *q)
 	}
 }
 
-/* May a new message of @c be admitted now? */
-static bool spray_rx_admits(const struct spray_conn *c)
+/*
+ * May a new message of @c costing @charge, of which packet @psn came, be
+ * admitted now? Its turn, or nobody in line and room in the buffer; or
+ * the credit given to a peer that hears us is honoured (as TCP takes what
+ * its window offered): a psn below the grant was sent on the room a grant
+ * promised, though others took it since or joined the line meanwhile, up
+ * to half of SO_RCVBUF beyond it. Refused, it would be resent after a
+ * turn, and every sender with credit left would join the line behind it.
+ * A psn refused once is not (below @rx_refused_top): the grant counts it
+ * as coming again whatever the room, and it comes again on its turn.
+ */
+static bool spray_rx_admits(const struct spray_conn *c, u32 psn, u32 charge)
 {
+	const struct spray_sock *ss = c->ss;
+	u32 rcvbuf;
+
 	if (c->rx_turn)
 		return true;
 	/* those in line first; then while the buffer has room */
-	return list_empty(&c->ss->rx_waiting) && spray_rx_room(c->ss) > 0;
+	if (list_empty(&ss->rx_waiting) && spray_rx_room(ss) > 0)
+		return true;
+	rcvbuf = READ_ONCE(ss->sk.sk_rcvbuf);
+	return c->rx_verified && spray_psn_before(psn, c->rcc.grant) &&
+	       !spray_psn_before(psn, c->rx_refused_top) &&
+	       (u64)atomic_read(&ss->sk.sk_rmem_alloc) + charge <=
+	       (u64)rcvbuf + rcvbuf / 2;
 }
 
 /*
@@ -357,7 +376,8 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 						      p->data.frag_len)) *
 			   c->ss->rx_extra, len);
 	charge = spray_rmsg_charge(len, extra);
-	if (!spray_rx_admits(c) || !spray_rmem_charge(sk, charge)) {
+	if (!spray_rx_admits(c, p->psn, charge) ||
+	    !spray_rmem_charge(sk, charge)) {
 		spray_rx_wait(c, charge);
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RCVBUF_FULL);
 		return ERR_PTR(-ENOBUFS);
@@ -379,7 +399,13 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	rm->charge = charge;
 	rm->extra_left = extra;
 	list_add_tail(&rm->node, &c->rmsgs);
-	c->rx_left_bytes += len;
+	/*
+	 * Its packets, counted exactly: a message whose short last fragment
+	 * came first would otherwise leave a packet of credit when it
+	 * completes, which starts the next one, and so on for ever.
+	 */
+	rm->pkts_left = DIV_ROUND_UP(len, max(c->rx_mtu, p->data.frag_len));
+	c->rx_left_pkts += rm->pkts_left;
 	c->rx_left_msgs++;
 	c->rx_last = rm;
 	/* its turn, if it waited, is used */
@@ -768,7 +794,10 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 	spray_rx_accepted(c, p, now);
 	spray_rcc_on_data(&c->ss->rcc, &c->rcc, p->data.frag_len,
 			  p->data.min_rtt, now);
-	c->rx_left_bytes -= p->data.frag_len;
+	if (rm->pkts_left) {
+		rm->pkts_left--;
+		c->rx_left_pkts--;
+	}
 	/* its other packets may have been refused: they fit now */
 	if (admitted)
 		spray_queue_resume(c, q);

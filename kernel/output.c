@@ -642,8 +642,8 @@ void spray_conn_tx_feedback(struct spray_conn *c, u64 now,
 
 /*
  * Receiver credit: how many packets of the peer's this socket can take. The
- * rest of each message already admitted has its room reserved (in packets
- * of the peer's size, rounded up per message). New messages share the free
+ * rest of each message already admitted has its room reserved (its packets
+ * not received yet: &spray_rmsg.pkts_left). New messages share the free
  * room (spray_rx_room()) among the senders with a message incomplete: each
  * of their packets may be a new message of one packet, costing its payload
  * rounded up to pages (a page at MTU 1500, three at 9000) and what the skb
@@ -665,7 +665,7 @@ u32 spray_conn_grant(struct spray_conn *c)
 	/* credit counts packets of the size the peer sends */
 	if (c->rx_mtu)
 		cfg.mtu = c->rx_mtu;
-	pkts = c->rx_left_bytes / cfg.mtu + c->rx_left_msgs;
+	pkts = c->rx_left_pkts;
 	if (c->rx_turn)
 		room = c->rx_wait_charge;
 	else if (!list_empty(&ss->rx_waiting))

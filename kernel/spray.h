@@ -371,6 +371,9 @@ struct spray_sock {
  *	reserved when it is admitted, and its metadata
  * @extra_left: what is left of the reservation for the skbs it keeps
  *	beyond their payload (&spray_sock.rx_extra per packet at admission)
+ * @pkts_left: its packets not received yet, at most (counted in fragments
+ *	of the largest size the connection received, at admission): what
+ *	credit the rest of it needs
  * @skipped: not a message: the place of one the receiver refused (longer
  *	than max-msg), so that ordered delivery goes past it
  */
@@ -389,6 +392,7 @@ struct spray_rmsg {
 	struct sk_buff		**skbs;
 	u32			charge;
 	u32			extra_left;
+	u32			pkts_left;
 	bool			skipped;
 };
 
