@@ -371,9 +371,10 @@ struct spray_sock {
  *	reserved when it is admitted, and its metadata
  * @extra_left: what is left of the reservation for the skbs it keeps
  *	beyond their payload (&spray_sock.rx_extra per packet at admission)
- * @pkts_left: its packets not received yet, at most (counted in fragments
- *	of the largest size the connection received, at admission): what
- *	credit the rest of it needs
+ * @pkts_left: its packets not received yet: its length in fragments of
+ *	the largest size the connection had received when it was admitted
+ *	(the sender's fragment size, unless that shrank since), less those
+ *	received since; what credit the rest of it needs
  * @skipped: not a message: the place of one the receiver refused (longer
  *	than max-msg), so that ordered delivery goes past it
  */
