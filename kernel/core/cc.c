@@ -497,9 +497,11 @@ u32 spray_rcc_bdp(const struct spray_rcc *r, const struct spray_rcc_conn *c,
  * min(share, rcvbuf_free), in packets of mtu bytes, at least one packet
  * while the buffer has room for one. The share is BDP / active senders,
  * or, were that less than a train of SPRAY_RCC_TRAIN packets, up to a
- * train within SPRAY_RCC_OVERCOMMIT x BDP / active senders: many senders
- * in flight at once may overcommit the BDP a few times (queueing, which
- * the sender's window and ECN bound), not send a packet per ACK. A hole
+ * train within SPRAY_RCC_OVERCOMMIT x BDP / active senders and within one
+ * BDP: many senders in flight at once may overcommit the BDP a few times
+ * (queueing, which the sender's window and ECN bound), not send a packet
+ * per ACK; one sender alone never gets more than the BDP (its extra
+ * credit would only stand in the bottleneck's queue). A hole
  * below packets received (a loss being repaired) does not stop the
  * sender. Never beyond the receive window (cum + SPRAY_RXWIN_BITS) nor
  * below the previous grant (a sent grant cannot be taken back). BDP is
@@ -514,6 +516,7 @@ u32 spray_rcc_grant_rcvd(const struct spray_rcc *r, struct spray_rcc_conn *c,
 			 u32 rcvbuf_free)
 {
 	u32 share, pkts, g, n, bdp;
+	u64 over;
 
 	if (cfg->mode != SPRAY_CC_RECEIVER && cfg->mode != SPRAY_CC_BOTH) {
 		pkts = SPRAY_RXWIN_BITS;
@@ -521,10 +524,12 @@ u32 spray_rcc_grant_rcvd(const struct spray_rcc *r, struct spray_rcc_conn *c,
 		n = max(r->nactive + !c->active, 1U);
 		bdp = spray_rcc_bdp(r, c, cfg);
 		share = bdp / n;
-		if (share < SPRAY_RCC_TRAIN * cfg->mtu)
+		if (share < SPRAY_RCC_TRAIN * cfg->mtu) {
+			over = spray_div_u64((u64)bdp * SPRAY_RCC_OVERCOMMIT,
+					     n);
 			share = (u32)min_t(u64, SPRAY_RCC_TRAIN * cfg->mtu,
-					   spray_div_u64((u64)bdp *
-							 SPRAY_RCC_OVERCOMMIT, n));
+					   min_t(u64, over, bdp));
+		}
 		share = min(share, rcvbuf_free);
 		pkts = share / cfg->mtu;
 		if (!pkts && rcvbuf_free >= cfg->mtu)

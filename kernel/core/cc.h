@@ -34,7 +34,8 @@ enum spray_cc_mode {
  * Receiver credit among many senders (spray_rcc_grant_rcvd()): a share of
  * the BDP below a train of SPRAY_RCC_TRAIN packets grows towards one, as
  * long as all the shares together stay within SPRAY_RCC_OVERCOMMIT BDPs
- * (Homa grants to several messages at once for the same reason). A
+ * and each within one (Homa grants to several messages at once for the
+ * same reason, each at most RTTbytes). A
  * sender granted a packet or two at a time sends a packet or two per
  * ACK: sixteen senders at MTU 9000 had an ACK for every 1.7 packets.
  */

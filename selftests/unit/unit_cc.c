@@ -223,6 +223,43 @@ TEST(spray_rcc_grant__many_senders_get_trains)
 }
 
 /*
+ * A small BDP (a 5 Mbit/s bottleneck, bdp-bytes 4096, as cc.sh sets it):
+ * one sender alone gets its BDP, not a train of 8 packets that would only
+ * stand in the bottleneck's queue; two share it as before (trains are for
+ * many senders, each within one BDP); eight get a packet each (four BDPs
+ * hold less than a train for each).
+ */
+TEST(spray_rcc_grant__one_sender_never_beyond_the_bdp)
+{
+	struct spray_rcc_conn a[8];
+	struct spray_rcc r = { 0 };
+	u32 i, g;
+
+	setup();
+	cfg.mtu = 1452;
+	cfg.bdp_bytes = 4096;
+	cfg.bdp_min = 0;
+	cfg.rcv_bdp_bytes = 0;
+	cfg.min_cwnd = 0;
+	cfg.max_cwnd = 0;
+	cfg.init_cwnd = 0;
+	EXPECT_EQ(spray_cc_cfg_check(&cfg), 0);
+	EXPECT_EQ(cfg.rcv_bdp_bytes, 4096);
+	for (i = 0; i < 8; i++)
+		spray_rcc_conn_init(&a[i], &cfg, 0);
+	spray_rcc_activate(&r, &a[0]);
+	g = spray_rcc_grant(&r, &a[0], &cfg, 100, 1U << 30);
+	EXPECT_EQ(g - 100, 4096 / 1452);
+	spray_rcc_activate(&r, &a[1]);
+	g = spray_rcc_grant(&r, &a[1], &cfg, 200, 1U << 30);
+	EXPECT_EQ(g - 200, 4096 / 1452);
+	for (i = 2; i < 8; i++)
+		spray_rcc_activate(&r, &a[i]);
+	g = spray_rcc_grant(&r, &a[7], &cfg, 300, 1U << 30);
+	EXPECT_EQ(g - 300, 1);
+}
+
+/*
  * The receive buffer is full but for the last packet of a message it
  * admitted; a psn of another message was refused below the rest of it
  * (a hole at cum). The sender must still get credit for that last packet.
