@@ -417,6 +417,8 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
 struct sk_buff *spray_pkt_skb(struct spray_conn *c, struct spray_pkt *p,
 			      u32 payload, u16 ev);
 void spray_queue_ack(struct spray_conn *c, u64 now, struct sk_buff_head *q);
+void spray_queue_window_probe(struct spray_conn *c, u64 now,
+			      struct sk_buff_head *q);
 void spray_queue_acks(struct spray_conn *c, u64 now, struct sk_buff_head *q);
 void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count, u8 reason,
 		      struct sk_buff_head *q);

@@ -1024,6 +1024,9 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		}
 		c->last_active_ns = now;
 		spray_answer_probe(c, p, now, q);
+		/* a window probe: the sender waits for our grant */
+		if (p->flags & SPRAY_F_ACK_REQ)
+			spray_queue_ack(c, now, q);
 		break;
 	case SPRAY_T_ACK:
 	case SPRAY_T_NACK:

@@ -27,7 +27,7 @@
 			 sizeof(struct udphdr))
 
 /* what our packets tell the peer we accept (spray_hdr.caps) */
-#define SPRAY_CAPS	SPRAY_CAP_DATA_ACK
+#define SPRAY_CAPS	(SPRAY_CAP_DATA_ACK | SPRAY_CAP_WINDOW_PROBE)
 
 /* ---- what a socket has below it (TSQ) ---- */
 
@@ -324,15 +324,19 @@ static u32 spray_conn_cwnd(const struct spray_conn *c)
 	return spray_nscc_cwnd_pkts(&c->nscc, &c->cc);
 }
 
-/* A PROBE on a DOWN entropy value: answered by an ACK with SPRAY_F_PROBE. */
-static void spray_queue_probe(struct spray_conn *c, int ev_idx, u64 now,
-			      struct sk_buff_head *q)
+/*
+ * A PROBE on entropy value @ev_idx: answered by an ACK with SPRAY_F_PROBE;
+ * with @ack_req (a window probe) by the connection's ACK too.
+ */
+static void __spray_queue_probe(struct spray_conn *c, int ev_idx,
+				bool ack_req, u64 now, struct sk_buff_head *q)
 {
 	struct spray_pkt p = {};
 	struct sk_buff *skb;
 
 	p.type = SPRAY_T_PROBE;
-	p.flags = c->synced ? 0 : SPRAY_F_SYN;
+	p.flags = (c->synced ? 0 : SPRAY_F_SYN) |
+		  (ack_req ? SPRAY_F_ACK_REQ : 0);
 	p.src_cid = c->local_cid;
 	p.dst_cid = c->peer_ack_cid;
 	p.probe.ts_ns = now;
@@ -342,6 +346,13 @@ static void spray_queue_probe(struct spray_conn *c, int ev_idx, u64 now,
 		spray_tsq_charge(c, skb);
 		__skb_queue_tail(q, skb);
 	}
+}
+
+/* A PROBE on a DOWN entropy value: its ACK says the path works again. */
+static void spray_queue_probe(struct spray_conn *c, int ev_idx, u64 now,
+			      struct sk_buff_head *q)
+{
+	__spray_queue_probe(c, ev_idx, false, now, q);
 }
 
 /*
@@ -368,6 +379,29 @@ static int spray_pick_data_ev(struct spray_conn *c, u64 now,
 	} while (--tries);
 	/* unreachable: each probe moves its EV's next probe into the future */
 	return ev;
+}
+
+/**
+ * spray_queue_window_probe() - probe a receiver whose grant stops us
+ * @c: connection, its socket locked
+ * @now: current time
+ * @q: where the packet goes
+ *
+ * The persist timer fired (spray_txwin_on_persist() without data): a
+ * PROBE with SPRAY_F_ACK_REQ on an entropy value that carries data, whose
+ * answer carries the grant. Unlike a psn beyond the grant, it holds
+ * nothing a receiver out of room would refuse, nor puts us in its line.
+ */
+void spray_queue_window_probe(struct spray_conn *c, u64 now,
+			      struct sk_buff_head *q)
+{
+	int ev;
+
+	lockdep_assert_held(&c->ss->lock);
+	ev = spray_pick_data_ev(c, now, q);
+	if (ev < 0)
+		ev = get_random_u32_below(c->path.cfg.n);
+	__spray_queue_probe(c, ev, true, now, q);
 }
 
 /*

@@ -115,6 +115,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 	struct spray_net *sn = spray_net(sock_net(&ss->sk));
 	struct sk_buff_head q;
 	u64 now, rto;
+	bool wprobe;
 	u32 lost;
 
 	__skb_queue_head_init(&q);
@@ -157,10 +158,17 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 			lost = spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
 			trace_spray_rto(c, lost, rto);
 		}
-		/* the grant stops us, and its ACK may be lost: probe */
+		/*
+		 * The grant stops us, and its ACK may be lost: probe, with a
+		 * PROBE where the receiver answers one with its grant
+		 */
+		wprobe = c->peer_caps & SPRAY_CAP_WINDOW_PROBE;
 		if (spray_conn_persist_deadline(c) &&
-		    spray_txwin_on_persist(&c->tw, now))
+		    spray_txwin_on_persist(&c->tw, now, !wprobe)) {
 			spray_mib_inc(sn, SPRAY_MIB_WINDOW_PROBES);
+			if (wprobe)
+				spray_queue_window_probe(c, now, &q);
+		}
 		if (c->tw.failed)
 			spray_tx_fail_all(c, ETIMEDOUT);
 		spray_conn_tx_feedback(c, now, &q);

@@ -27,7 +27,7 @@ TWO32 = 1 << 32
 FIELDS = [
     "frame.number", "udp.srcport", "udp.dstport", "afspray.type", "afspray.flags",
     "afspray.flags.retx", "afspray.flags.ack", "afspray.flags.undefined",
-    "afspray.caps", "afspray.caps.data_ack",
+    "afspray.caps", "afspray.caps.data_ack", "afspray.caps.window_probe",
     "afspray.src_cid", "afspray.dst_cid", "afspray.psn",
     "afspray.psn_rel", "afspray.ev", "afspray.data.msg_id", "afspray.data.msg_len",
     "afspray.data.frag_off", "afspray.data.frag_len", "afspray.data.last_frag",
@@ -202,8 +202,9 @@ def nack(scid, dcid, psn, count, reason, cum, grant):
                         grant % TWO32))
 
 
-def probe(scid, dcid, ev, ts, pid):
-    return hdr(4, 1, 7000, 7001, scid, dcid, 0, ev) + struct.pack("!QII", ts, pid, 0)
+def probe(scid, dcid, ev, ts, pid, flags=1, caps=0):
+    return (hdr(4, flags, 7000, 7001, scid, dcid, 0, ev, caps=caps) +
+            struct.pack("!QII", ts, pid, 0))
 
 
 def csum(b):
@@ -293,6 +294,9 @@ def crafted(lua, outdir):
     # 30: and one too short for the 104 bytes of headers
     fr.append(frame(A, B, 50023, P, data(C, 77, C + 17, 50023, 12, 10, 0, 10, 8200,
                                           flags=0x10)))
+    # 31: a window probe (flag ACK_REQ) from a stack with caps DATA_ACK and
+    # WINDOW_PROBE
+    fr.append(frame(A, B, 50024, P, probe(C, 77, 50024, 9000, 5, flags=0x4, caps=3)))
     pcap = os.path.join(outdir, "crafted.pcap")
     write_pcap(pcap, fr)
 
@@ -461,6 +465,16 @@ def crafted(lua, outdir):
                for m in by[30]["_ws.expert.message"]),
            "malformed: DATA with flag ACK shorter than its 104 bytes of headers",
            "%s" % by[30]["_ws.expert.message"])
+    wp = by[31]
+    result(ints(wp, "afspray.type") == [4] and ints(wp, "afspray.caps") == [3] and
+           one(wp, "afspray.caps.data_ack") == 1 and
+           one(wp, "afspray.caps.window_probe") == 1 and
+           not any("not valid" in m for m in wp["_ws.expert.message"]) and
+           any("window probe" in x for x in wp["_ws.col.Info"]) and
+           one(by[16], "afspray.caps.window_probe") == 0,
+           "PROBE with flag ACK_REQ: a window probe, caps DATA_ACK and WINDOW_PROBE",
+           "%s %s %s" % (wp["afspray.caps"], wp["afspray.caps.window_probe"],
+                         wp["_ws.col.Info"]))
 
     # B: the port moved to 6000 by preference, heuristic on
     try:

@@ -388,6 +388,52 @@ TEST_F_TIMEOUT(two, jumbo_credit_fits_the_buffer, 120)
 }
 
 /*
+ * A sender stopped by the grant of a receiver that does not read probes it
+ * with a PROBE (spray-wire.rst, "Window probes"), not with a packet beyond
+ * the grant: nothing more is sent, the receiver refuses nothing (a refused
+ * probe used to cost a NACK and its resending each time, and put the
+ * sender in the receiver's line). When the receiver reads, everything
+ * arrives.
+ */
+TEST_F_TIMEOUT(two, window_probe_carries_no_data, 120)
+{
+	const unsigned int n = 200, len = 1000;
+	long tx, retx, nacks, probes, now;
+	unsigned char seen[200] = {};
+	int rcvbuf = 64 << 10, bad = 0;
+	unsigned int i, got;
+	double end;
+
+	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				sizeof(rcvbuf)));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
+	ASSERT_TRUE(stopped_for_credit(self->a))
+		TH_LOG("the sender never stopped for credit");
+	tx = spray_ctl_val(NULL, "stats", "tx-pkts");
+	retx = spray_ctl_val(NULL, "stats", "retx-pkts");
+	nacks = spray_ctl_val(self->nb, "stats", "nack-tx");
+	probes = spray_ctl_val(NULL, "stats", "window-probes");
+	/* two probes more: the persist timer runs while nobody reads */
+	end = spray_now() + 30;
+	do {
+		usleep(20000);
+		now = spray_ctl_val(NULL, "stats", "window-probes");
+	} while (now < probes + 2 && spray_now() < end);
+	ASSERT_LE(probes + 2, now) TH_LOG("%ld window probes in 30 s", now - probes);
+	EXPECT_EQ(tx, spray_ctl_val(NULL, "stats", "tx-pkts"));
+	EXPECT_EQ(retx, spray_ctl_val(NULL, "stats", "retx-pkts"));
+	EXPECT_EQ(nacks, spray_ctl_val(self->nb, "stats", "nack-tx"))
+		TH_LOG("the receiver refused a window probe");
+	got = recv_some(self->b, n, 60000, seen, n, &bad);
+	EXPECT_EQ(n, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, wait_acked(self->a, 20000));
+	if (got != n)
+		dump_stats(self->nb);
+}
+
+/*
  * Incast into a small receive buffer: 8 senders, 16 messages of 64 KiB
  * each, into a socket whose SO_RCVBUF holds about three. The senders take
  * turns (spray.rst, "Receiver credit"): a sender refused for lack of
@@ -1080,7 +1126,7 @@ TEST_F_TIMEOUT(two, old_peer_gets_acks_alone, 180)
 		st = pclose(f);
 		pthread_join(t, NULL);
 		TH_LOG("caps %u: %s", caps, line);
-		ASSERT_EQ(5, sscanf(line, "answers %u carried %u acks %u acked %u nacks %u",
+		ASSERT_EQ(5, sscanf(line, "answers %u carried %u acks %u acked %u nacks %u ",
 				    &answers, &carried, &acks, &acked, &nacks));
 		EXPECT_EQ(0, st);
 		EXPECT_EQ(0, srv.failed);
@@ -1099,6 +1145,61 @@ TEST_F_TIMEOUT(two, old_peer_gets_acks_alone, 180)
 			EXPECT_LE(n - n / 10, carried);
 		}
 	}
+}
+
+/*
+ * A receiver of an earlier release (caps 0: no SPRAY_CAP_WINDOW_PROBE)
+ * answers a PROBE with no grant, so a sender stopped by its grant probes
+ * it as before, with one answer beyond the grant at a time (spray-wire.rst,
+ * "Window probes"). spray_oldpeer grants 20 answers and never more: the
+ * other 30 come one persist timer each, and no PROBE goes to it.
+ */
+TEST_F_TIMEOUT(two, old_receiver_gets_window_probes_with_data, 180)
+{
+	const unsigned int n = 50, grant = 20;
+	struct { int fd; unsigned int n; long failed; } srv = {
+		.fd = -1, .n = n, .failed = -1,
+	};
+	unsigned int answers, carried, acks, acked, nacks, probes;
+	char cmd[512], line[256];
+	long wprobes;
+	pthread_t t;
+	FILE *f;
+	int st;
+
+	close(self->a);
+	self->a = -1;
+	ASSERT_EQ(0, spray_sh(SPRAYCTL " set udp-port 4798 && "
+			      "ip netns exec %s " SPRAYCTL " set rto-min-us 20000",
+			      self->nb));
+	wprobes = spray_ctl_val(self->nb, "stats", "window-probes");
+	srv.fd = self->b;
+	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
+	snprintf(cmd, sizeof(cmd),
+		 "./spray_oldpeer %s -l %s -d %s -S %u -P %u -C 0 -g %u -n %u -t 90",
+		 variant->v6 ? "-6" : "",
+		 variant->v6 ? "fd77::1" : "10.77.0.1",
+		 variant->v6 ? "fd77::2" : "10.77.0.2",
+		 PORT_A, PORT_B, grant, n);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	line[0] = 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	st = pclose(f);
+	pthread_join(t, NULL);
+	wprobes = spray_ctl_val(self->nb, "stats", "window-probes") - wprobes;
+	TH_LOG("%s, %ld window probes", line, wprobes);
+	ASSERT_EQ(6, sscanf(line, "answers %u carried %u acks %u acked %u nacks %u probes %u",
+			    &answers, &carried, &acks, &acked, &nacks, &probes));
+	EXPECT_EQ(0, st);
+	EXPECT_EQ(0, srv.failed);
+	EXPECT_EQ(n, answers);
+	EXPECT_EQ(n, acked);
+	/* no PROBE: its answer would carry no grant */
+	EXPECT_EQ(0U, probes);
+	/* every answer beyond the grant was a window probe */
+	EXPECT_LE((long)(n - grant), wprobes);
 }
 
 /* SO_LINGER 0: close() drops what is queued, at once. */

@@ -6,7 +6,7 @@
  * half of reliability_test's old_peer_gets_acks_alone.
  *
  *   spray_oldpeer [-6] -l LOCAL -d PEER [-u UDPPORT] -S SPORT -P DPORT
- *                 [-C CAPS] [-n COUNT] [-t TIMEOUT_S]
+ *                 [-C CAPS] [-g GRANT] [-n COUNT] [-t TIMEOUT_S]
  *
  * Binds UDP port UDPPORT (default 4797, the receiver's AF_SPRAY port: the
  * local AF_SPRAY sockets must have moved off it) at LOCAL, then sends
@@ -15,13 +15,19 @@
  * AF_SPRAY socket there echoes them). Every DATA packet it receives is
  * acknowledged at once by an ACK packet; a request not acknowledged
  * within a second goes again. ACKs carried by DATA are taken only when
- * CAPS has SPRAY_CAP_DATA_ACK, as an older stack ignores them. Prints
+ * CAPS has SPRAY_CAP_DATA_ACK, as an older stack ignores them. With
+ * -g, its ACKs grant the answers' first GRANT psns and never more, as a
+ * receiver that stops giving credit: the peer's persist timer must then
+ * bring every answer beyond (an earlier release has no SPRAY_CAP_WINDOW_
+ * PROBE: one packet beyond the grant at a time). Prints
  *
- *   answers A carried C acks K acked R nacks N
+ *   answers A carried C acks K acked R nacks N probes P
  *
  * (answers received, of which C carried an ACK; ACK packets received;
- * requests acknowledged; NACKs received) and exits 0 when all COUNT
- * answers came and every request was acknowledged.
+ * requests acknowledged; NACKs received; PROBE packets received, which
+ * it answers as an earlier release did, with the probe's ACK alone) and
+ * exits 0 when all COUNT answers came and every request was
+ * acknowledged.
  *
  * Packets are built and parsed with the module's own code
  * (kernel/core/pkt.c), as spray_flood's.
@@ -43,7 +49,7 @@ static struct {
 	int	v6;
 	const char *local, *peer;
 	u16	udp_port, sport, dport, caps;
-	u32	count;
+	u32	count, grant;
 	double	timeout;
 } opt = { .udp_port = 4797, .count = 100, .timeout = 60 };
 
@@ -58,8 +64,9 @@ static struct {
 	u32	peer_cid;		/* the peer's DATA src_cid */
 	u32	acked;			/* requests acknowledged: cum - cid */
 	u32	rx_cum;			/* next answer psn expected */
+	u32	rx_first;		/* the first answer's psn */
 	int	rx_started;
-	u32	answers, carried, acks, nacks;
+	u32	answers, carried, acks, nacks, probes;
 } st;
 
 static u64 now_ns(void)
@@ -130,10 +137,27 @@ static void send_ack(const struct spray_pkt *d)
 
 	p.ack.cum_psn = st.rx_cum;
 	p.ack.sack_base = st.rx_cum;
-	p.ack.grant_psn = st.rx_cum + 256;
+	p.ack.grant_psn = opt.grant ? st.rx_first + opt.grant :
+				     st.rx_cum + 256;
 	p.ack.ts_echo = d->data.ts_ns;
 	p.ack.ev_echo = d->ev;
 	p.ack.echo_psn = d->psn;
+	send_pkt(&p, 0);
+}
+
+/* A PROBE, answered as an earlier release did: its ACK, no grant. */
+static void answer_probe(const struct spray_pkt *in)
+{
+	struct spray_pkt p = {
+		.type = SPRAY_T_ACK, .flags = SPRAY_F_PROBE,
+		.sport = opt.sport, .dport = opt.dport,
+		.src_cid = st.ack_cid, .dst_cid = in->src_cid,
+		.ev = in->ev, .caps = opt.caps,
+	};
+
+	p.ack.ts_echo = in->probe.ts_ns;
+	p.ack.ev_echo = in->ev;
+	p.ack.echo_psn = in->probe.probe_id;
 	send_pkt(&p, 0);
 }
 
@@ -159,6 +183,11 @@ static int receive(int ms)
 		case SPRAY_T_NACK:
 			st.nacks++;
 			break;
+		case SPRAY_T_PROBE:
+			st.probes++;
+			if (st.rx_started && p.src_cid == st.peer_cid)
+				answer_probe(&p);
+			break;
 		case SPRAY_T_DATA:
 			if ((p.flags & SPRAY_F_ACK) &&
 			    (opt.caps & SPRAY_CAP_DATA_ACK))
@@ -167,6 +196,7 @@ static int receive(int ms)
 			if (!st.rx_started || p.src_cid != st.peer_cid) {
 				st.peer_cid = p.src_cid;
 				st.rx_cum = p.psn;
+				st.rx_first = p.psn;
 				st.rx_started = 1;
 			}
 			if (p.psn == st.rx_cum) {
@@ -204,7 +234,8 @@ static int parse_addr(const char *s, u16 port, struct sockaddr_storage *ss,
 static void usage(void)
 {
 	fprintf(stderr, "usage: spray_oldpeer [-6] -l LOCAL -d PEER [-u UDPPORT]\n"
-		"                     -S SPORT -P DPORT [-C CAPS] [-n COUNT] [-t TIMEOUT_S]\n");
+		"                     -S SPORT -P DPORT [-C CAPS] [-g GRANT] [-n COUNT]\n"
+		"                     [-t TIMEOUT_S]\n");
 	exit(2);
 }
 
@@ -216,7 +247,7 @@ int main(int argc, char **argv)
 	u32 i;
 	int c;
 
-	while ((c = getopt(argc, argv, "6l:d:u:S:P:C:n:t:")) != -1) {
+	while ((c = getopt(argc, argv, "6l:d:u:S:P:C:g:n:t:")) != -1) {
 		switch (c) {
 		case '6':
 			opt.v6 = 1;
@@ -238,6 +269,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			opt.caps = (u16)strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			opt.grant = (u32)atoi(optarg);
 			break;
 		case 'n':
 			opt.count = (u32)atoi(optarg);
@@ -278,7 +312,7 @@ int main(int argc, char **argv)
 	/* the last request's ACK may come alone, after its delay */
 	while (st.acked < opt.count && now_s() < end)
 		receive(100);
-	printf("answers %u carried %u acks %u acked %u nacks %u\n",
-	       st.answers, st.carried, st.acks, st.acked, st.nacks);
+	printf("answers %u carried %u acks %u acked %u nacks %u probes %u\n",
+	       st.answers, st.carried, st.acks, st.acked, st.nacks, st.probes);
 	return st.answers == opt.count && st.acked == opt.count ? 0 : 1;
 }

@@ -886,10 +886,10 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
  *
  * The receiver's grant stops the sender, and nothing is outstanding: no
  * timer would run, and if the ACK that opens the window is lost the
- * connection would wait for ever. The persist timer (as TCP's) sends one
- * packet beyond the grant after the RTO (with its backoff) has passed
- * without progress; its answer carries the grant. The caller arms it only
- * while it has new data to send.
+ * connection would wait for ever. The persist timer (as TCP's) probes the
+ * receiver after the RTO (with its backoff) has passed without progress;
+ * the answer carries the grant. The caller arms it only while it has new
+ * data to send.
  *
  * Return: absolute time, 0 when the timer does not apply (something is
  * outstanding, the grant leaves room, a probe is allowed already, or the
@@ -907,20 +907,26 @@ u64 spray_txwin_persist_deadline(const struct spray_txwin *tw)
  * spray_txwin_on_persist() - handle the persist timer
  * @tw: send window
  * @now_ns: current time
+ * @with_data: the probe is one new psn beyond the grant (a receiver that
+ *	does not answer a PROBE with its grant: SPRAY_CAP_WINDOW_PROBE)
  *
- * If the deadline passed, allow one new psn beyond the grant (the window
- * probe), double the next period (backoff, reset by progress) and restart
- * the timer.
+ * If the deadline passed, a window probe is due: with @with_data, one new
+ * psn may go beyond the grant (probe_ok); without, the caller sends a
+ * PROBE asking for an ACK, which carries no data a receiver out of room
+ * would have to refuse (as TCP's zero-window probe carries none it must
+ * accept). Either way the next period doubles (backoff, reset by progress)
+ * and the timer restarts.
  *
- * Return: true if a probe is now allowed.
+ * Return: true if a probe is due now.
  */
-bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns)
+bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns,
+			    bool with_data)
 {
 	u64 deadline = spray_txwin_persist_deadline(tw);
 
 	if (!deadline || now_ns < deadline)
 		return false;
-	tw->probe_ok = true;
+	tw->probe_ok = with_data;
 	tw->probes++;
 	if (tw->backoff < 16)
 		tw->backoff++;

@@ -180,8 +180,8 @@ struct spray_txack_sum {
  *	spray_txwin_heard()), or when psns became outstanding after none
  *	were; 0 before either. The silence cfg.silence_ns bounds starts
  *	here.
- * @probe_ok: one new psn may go beyond the grant: a window probe
- *	(spray_txwin_on_persist()).
+ * @probe_ok: one new psn may go beyond the grant: a window probe with
+ *	data (spray_txwin_on_persist()).
  * @refusal_costs: a refusal does not give a psn its retries back (the
  *	sender is closing: a receiver that never reads must not hold it for
  *	ever).
@@ -204,7 +204,7 @@ struct spray_txack_sum {
  *	retransmission starts).
  * @rtos: RTO expiries.
  * @silences: failures for the peer's silence (cfg.silence_ns).
- * @probes: window probes (persist timer expiries).
+ * @probes: window probes (persist timer expiries), with data or not.
  * @bad_acks: ACKs acknowledging psns never sent.
  */
 struct spray_txwin {
@@ -276,7 +276,8 @@ u64 spray_txwin_rto_deadline(const struct spray_txwin *tw);
 u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 		       const struct spray_txwin_ops *ops, void *ctx);
 u64 spray_txwin_persist_deadline(const struct spray_txwin *tw);
-bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns);
+bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns,
+			    bool with_data);
 
 static inline u32 spray_txwin_outstanding(const struct spray_txwin *tw)
 {

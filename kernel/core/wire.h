@@ -60,7 +60,10 @@ enum spray_type {
  *	connection state (a packet without SYN for an unknown src_cid is
  *	answered with NACK reason SPRAY_NACK_NO_CONN).
  * SPRAY_F_RETX: DATA. This transmission is a retransmission (same psn).
- * SPRAY_F_ACK_REQ: DATA, PROBE. Acknowledge without coalescing delay.
+ * SPRAY_F_ACK_REQ: DATA, PROBE. Acknowledge without coalescing delay. On
+ *	a PROBE (a window probe): a receiver with SPRAY_CAP_WINDOW_PROBE
+ *	answers with an ACK of the connection (its cumulative ack and grant)
+ *	as well as the probe's own.
  * SPRAY_F_PROBE: ACK. This ACK answers a PROBE: echo_psn is the probe_id,
  *	ts_echo and ev_echo are the probe's.
  * SPRAY_F_ACK: DATA. The packet carries an acknowledgment of the reverse
@@ -126,8 +129,13 @@ struct spray_hdr {
  * SPRAY_CAP_DATA_ACK: DATA with SPRAY_F_ACK is understood. Without it a
  *	receiver drops such DATA (SPRAY_DROP_FLAGS), so a sender carries
  *	ACKs in DATA only to a peer whose packets had the bit.
+ * SPRAY_CAP_WINDOW_PROBE: a PROBE with SPRAY_F_ACK_REQ is answered with an
+ *	ACK that carries the grant. A sender stopped by the grant probes such
+ *	a receiver with a PROBE; others with one new psn beyond the grant,
+ *	which a receiver out of room refuses.
  */
 #define SPRAY_CAP_DATA_ACK	0x0001
+#define SPRAY_CAP_WINDOW_PROBE	0x0002
 
 /**
  * struct spray_data_hdr - follows spray_hdr in DATA packets (24 bytes)

@@ -522,8 +522,8 @@ TEST(spray_txwin_persist__probe_only_when_grant_stops_and_nothing_out)
 	EXPECT_EQ(ack(2, 0, 0, 0, 1000, 11000, &s), 0);
 	t = spray_txwin_persist_deadline(&tw);
 	EXPECT(t > 11000);
-	EXPECT(!spray_txwin_on_persist(&tw, t - 1));
-	EXPECT(spray_txwin_on_persist(&tw, t));
+	EXPECT(!spray_txwin_on_persist(&tw, t - 1, true));
+	EXPECT(spray_txwin_on_persist(&tw, t, true));
 	EXPECT_EQ(tw.probes, 1);
 	/* one packet beyond the grant, once */
 	EXPECT_EQ(spray_txwin_room(&tw, 100), 1);
@@ -546,12 +546,12 @@ TEST(spray_txwin_persist__backs_off_and_resets_on_progress)
 	send_n(1, 1000);
 	EXPECT_EQ(ack(1, 0, 0, 0, 1000, 11000, &s), 0);
 	t1 = spray_txwin_persist_deadline(&tw);
-	EXPECT(spray_txwin_on_persist(&tw, t1));
+	EXPECT(spray_txwin_on_persist(&tw, t1, true));
 	/* the probe is refused (no room): then the persist timer again, later */
 	tw.probe_ok = false;
 	t2 = spray_txwin_persist_deadline(&tw);
 	EXPECT(t2 - t1 > t1 - 11000);
-	EXPECT(spray_txwin_on_persist(&tw, t2));
+	EXPECT(spray_txwin_on_persist(&tw, t2, true));
 	tw.probe_ok = false;
 	t3 = spray_txwin_persist_deadline(&tw);
 	EXPECT(t3 - t2 > t2 - t1);
@@ -559,6 +559,40 @@ TEST(spray_txwin_persist__backs_off_and_resets_on_progress)
 	tw.grant = 10;
 	EXPECT_EQ(spray_txwin_persist_deadline(&tw), 0);
 	EXPECT_EQ(spray_txwin_room(&tw, 100), 9);
+}
+
+/*
+ * A receiver that answers a PROBE with its grant gets a probe without
+ * data: nothing goes beyond the grant for it to refuse, and the timer
+ * backs off while the grant stays put.
+ */
+TEST(spray_txwin_persist__probe_without_data_sends_nothing_beyond_grant)
+{
+	struct spray_txack_sum s;
+	u64 t1, t2;
+
+	setup(0);
+	tw.grant = 2;
+	send_n(2, 1000);
+	EXPECT_EQ(ack(2, 0, 0, 0, 1000, 11000, &s), 0);
+	t1 = spray_txwin_persist_deadline(&tw);
+	EXPECT(t1 > 11000);
+	EXPECT(!spray_txwin_on_persist(&tw, t1 - 1, false));
+	EXPECT(spray_txwin_on_persist(&tw, t1, false));
+	EXPECT_EQ(tw.probes, 1);
+	EXPECT(!tw.probe_ok);
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 0);
+	/* due once: the next is later, and later than the first period */
+	EXPECT(!spray_txwin_on_persist(&tw, t1, false));
+	t2 = spray_txwin_persist_deadline(&tw);
+	EXPECT(t2 - t1 > t1 - 11000);
+	EXPECT(spray_txwin_on_persist(&tw, t2, false));
+	EXPECT_EQ(tw.probes, 2);
+	EXPECT_EQ(tw.sent, 2);
+	/* the answer's grant moves: new data goes, the timer stops */
+	tw.grant = 5;
+	EXPECT_EQ(spray_txwin_persist_deadline(&tw), 0);
+	EXPECT_EQ(spray_txwin_room(&tw, 100), 3);
 }
 
 TEST(spray_txwin_on_nack__msg_size_acks_and_reports)
