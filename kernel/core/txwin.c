@@ -879,6 +879,22 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 	return i;
 }
 
+/*
+ * The persist timer's period: SPRAY_TX_PERSIST_RTOS RTOs, doubled by the
+ * backoff, within the RTO's ceiling. A receiver announces a grant that
+ * moves to a sender without credit at once, so the probe only finds a
+ * lost announcement; as the receiver keeps a turn for 8 round trips, the
+ * sender asks after as many. One RTO (a millisecond on a LAN) made
+ * senders waiting their turn behind a full buffer probe it many times a
+ * stall, each probe costing the busy receiver an answer (TCP's persist
+ * timer waits 200 ms at least).
+ */
+static u64 txw_persist_cur(const struct spray_txwin *tw)
+{
+	return min_t(u64, ((u64)tw->rto_ns * SPRAY_TX_PERSIST_RTOS) <<
+		     tw->backoff, txw_rto_ceiling(tw));
+}
+
 /**
  * spray_txwin_persist_deadline() - when to probe a receiver that gives no
  *	credit
@@ -887,9 +903,9 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
  * The receiver's grant stops the sender, and nothing is outstanding: no
  * timer would run, and if the ACK that opens the window is lost the
  * connection would wait for ever. The persist timer (as TCP's) probes the
- * receiver after the RTO (with its backoff) has passed without progress;
- * the answer carries the grant. The caller arms it only while it has new
- * data to send.
+ * receiver after SPRAY_TX_PERSIST_RTOS RTOs (with the RTO's backoff and
+ * ceiling) have passed without progress; the answer carries the grant.
+ * The caller arms it only while it has new data to send.
  *
  * Return: absolute time, 0 when the timer does not apply (something is
  * outstanding, the grant leaves room, a probe is allowed already, or the
@@ -900,7 +916,7 @@ u64 spray_txwin_persist_deadline(const struct spray_txwin *tw)
 	if (tw->failed || tw->probe_ok || tw->inflight || tw->lost ||
 	    tw->refused || spray_psn_after(tw->grant, tw->nxt))
 		return 0;
-	return tw->rto_start_ns + txw_rto_cur(tw);
+	return tw->rto_start_ns + txw_persist_cur(tw);
 }
 
 /**

@@ -20,6 +20,9 @@
 /* a grant more than this beyond una is bogus and ignored */
 #define SPRAY_TX_GRANT_MAX	(1U << 20)
 
+/* RTOs a sender stopped by the grant waits before it probes (persist) */
+#define SPRAY_TX_PERSIST_RTOS	8
+
 /* spray_txrec.state */
 enum spray_txrec_state {
 	SPRAY_TXREC_INFLIGHT = 1,	/* sent, no verdict yet */

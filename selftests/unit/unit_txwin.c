@@ -576,7 +576,9 @@ TEST(spray_txwin_persist__probe_without_data_sends_nothing_beyond_grant)
 	send_n(2, 1000);
 	EXPECT_EQ(ack(2, 0, 0, 0, 1000, 11000, &s), 0);
 	t1 = spray_txwin_persist_deadline(&tw);
-	EXPECT(t1 > 11000);
+	/* SPRAY_TX_PERSIST_RTOS RTOs after the last progress, not one */
+	EXPECT(tw.rto_ns * SPRAY_TX_PERSIST_RTOS < cfg.rto_max_ns);
+	EXPECT_EQ(t1, 11000 + tw.rto_ns * SPRAY_TX_PERSIST_RTOS);
 	EXPECT(!spray_txwin_on_persist(&tw, t1 - 1, false));
 	EXPECT(spray_txwin_on_persist(&tw, t1, false));
 	EXPECT_EQ(tw.probes, 1);
