@@ -27,7 +27,8 @@
 #
 # Environment: SPRAY_DEBUG_JOBS (make -j, default 2), SPRAY_TIMEOUT_MULT
 # (passed into the VM for the selftests' timeouts, default 6 under --test),
-# SPRAY_STRESS_SECS (how long stress_test runs there, default 180).
+# SPRAY_STRESS_SECS (how long stress_test runs there, default 180), SPRAY_SLOW_ALL=1
+# (reliability_test over IPv6 too, which a slow machine skips).
 # The VM's tests run with KSFT_MACHINE_SLOW=yes: speed and delay checks
 # (spray_lib_check_speed in selftests/lib.sh) report, not assert.
 set -euo pipefail
@@ -375,6 +376,7 @@ MK
 	: >"$out.times"
 	scripts/vm.sh -k "$REL" -t "${SPRAY_DEBUG_VM_TIMEOUT:-10800}" -o "$out" -- \
 		env SPRAY_TIMEOUT_MULT="${SPRAY_TIMEOUT_MULT:-6}" KSFT_MACHINE_SLOW=yes \
+		${SPRAY_SLOW_ALL:+SPRAY_SLOW_ALL=$SPRAY_SLOW_ALL} \
 		SPRAY_STRESS_SECS="${SPRAY_STRESS_SECS:-180}" \
 		scripts/debug-kernel.sh --in-vm "${tests[@]}" 2>&1 | while IFS= read -r l; do
 		printf '%s\n' "$l"
