@@ -215,7 +215,7 @@ def stats(name):
     return {l.split("\t")[0]: int(l.split("\t")[1]) for l in open(f"{d}/{name}")}
 b, a = stats("h2.before"), stats("h2.after")
 delta = {k: a[k] - b.get(k, 0) for k in a}
-ours = {}
+ours, where = {}, {}
 for line in open(f"{d}/trace2"):
     m = re.search(r"location=(\S+) reason: (\w+)", line)
     if not m:
@@ -230,6 +230,8 @@ for line in open(f"{d}/trace2"):
             pass
     if mine:
         ours[m.group(2)] = ours.get(m.group(2), 0) + 1
+        where.setdefault(m.group(2), {}).setdefault(loc, 0)
+        where[m.group(2)][loc] += 1
 print("# skb:kfree_skb from spray.ko by reason:", ours)
 delta.update(stats("h2.csum"))
 for ctr, reason, want in (("drop-version", "UNHANDLED_PROTO", 5),
@@ -239,15 +241,20 @@ for ctr, reason, want in (("drop-version", "UNHANDLED_PROTO", 5),
     ok = delta.get(ctr) == want and ours.get(reason, 0) == want
     print(f"{'ok' if ok else 'not ok'} hostile x{want} ({ctr[5:] if ctr.startswith('drop-') else 'bad UDP checksum'}): "
           f"{ctr} +{delta.get(ctr)}, skb:kfree_skb reason {reason} x{ours.get(reason, 0)} in spray.ko")
+# What else spray.ko dropped meanwhile: the capture is system-wide, and
+# packets of other namespaces (the tests before: a debug-kernel run saw
+# 54-76 NO_SOCKET drops there that neither namespace here counted, and
+# none when trace.sh ran alone) cannot be told apart in it. So the two
+# namespaces' own counters decide: h2's moved by the hostile packets only,
+# h1's not at all; the rest of the capture is reported.
 other = set(ours) - {'UNHANDLED_PROTO', 'PKT_TOO_SMALL', 'INVALID_PROTO', 'UDP_CSUM'}
-if other:
-    # whose: the two namespaces' own counters of what they dropped
-    b1, a1 = stats("h1.before2"), stats("h1.after2")
-    for n, (x, y) in (("h1", (b1, a1)), ("h2", (b, a))):
-        moved = {k: y[k] - x.get(k, 0) for k in y if y[k] != x.get(k, 0)}
-        print(f"# {n} counters that moved meanwhile: {moved}")
-print(f"{'ok' if not other else 'not ok'}"
-      f" no other drop by spray.ko meanwhile ({sorted(ours)})")
+for r in sorted(other):
+    print(f"# elsewhere: {r} x{ours[r]} dropped at {where[r]}")
+b1, a1 = stats("h1.before2"), stats("h1.after2")
+moved1 = {k: a1[k] - b1.get(k, 0) for k in a1 if a1[k] != b1.get(k, 0)}
+moved2 = {k: a[k] - b.get(k, 0) for k in a if a[k] != b.get(k, 0)}
+print(f"{'ok' if moved1 == {} and moved2 == {'drop-version': 5, 'drop-short': 3, 'drop-flags': 4} else 'not ok'}"
+      f" no other drop in either namespace meanwhile (h1 {moved1}, h2 {moved2})")
 PY
 results <"$tmp/check2"
 fi

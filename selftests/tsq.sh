@@ -46,7 +46,7 @@ spray_lib_check "the veth carries" spray_lib_busywait 10000 \
 	ip netns exec "$a" ping -c1 -W1 10.95.0.2
 
 # the skbs in a's qdisc now ("backlog 123b 4p")
-qlen() { tc -n "$a" -s qdisc show dev eth0 | sed -n 's/.*backlog [0-9]*[KMG]*b \([0-9]*\)p.*/\1/p' | head -n 1; }
+qlen() { tc -n "$a" -s qdisc show dev eth0 | sed -n 's/.*backlog [0-9.]*[KMG]*b \([0-9]*\)p.*/\1/p' | head -n 1; }
 counter() { ip netns exec "$1" "$SC" -j stats | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"; }
 
 # 1. the bound
