@@ -303,6 +303,24 @@ static bool stopped_for_credit(int fd)
 }
 
 /*
+ * Set b's SO_RCVBUF to @rcvbuf, send @n messages of @len bytes to it
+ * (nobody reads them) and wait until the sender stops for its credit:
+ * 0 then, a negative errno if a step failed or it never stopped.
+ */
+static int fill_until_stopped(FIXTURE_DATA(two) *self, int rcvbuf,
+			      unsigned int n, unsigned int len)
+{
+	unsigned int i;
+
+	if (setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		return -errno;
+	for (i = 0; i < n; i++)
+		if (send_seq(self->a, &self->sb, len, i, 0) != (ssize_t)len)
+			return -EIO;
+	return stopped_for_credit(self->a) ? 0 : -ETIMEDOUT;
+}
+
+/*
  * The receiver's window update is lost while nothing is in flight: the
  * sender's persist timer must find out (it used to wait for ever).
  */
@@ -311,15 +329,13 @@ TEST_F_TIMEOUT(two, lost_window_update_does_not_stall, 120)
 	/* one packet each: the credit is exact, the grant stops the sender */
 	const unsigned int n = 200, len = 1000;
 	unsigned char seen[200] = {};
-	int rcvbuf = 64 << 10, bad = 0, e;
 	uint64_t cookie = 0;
-	unsigned int i, got;
+	int bad = 0, e;
 	uint32_t elen;
+	unsigned int got;
 	double cut;
 	ssize_t eret;
 
-	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-				sizeof(rcvbuf)));
 	/*
 	 * The way back is cut for as long as the reading below takes: on a
 	 * slow machine (the debug kernel, with namespaces of the tests before
@@ -328,10 +344,8 @@ TEST_F_TIMEOUT(two, lost_window_update_does_not_stall, 120)
 	 * for a stall. What is tested is the persist timer.
 	 */
 	ASSERT_EQ(0, spray_sh(SPRAYCTL " set retry-limit 255"));
-	for (i = 0; i < n; i++)
-		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
 	/* the receiver's buffer fills, the sender stops: nothing in flight */
-	ASSERT_TRUE(stopped_for_credit(self->a))
+	ASSERT_EQ(0, fill_until_stopped(self, 64 << 10, n, len))
 		TH_LOG("the sender never stopped for credit");
 	/* every packet from b to a is lost while b reads what it holds */
 	cut = spray_now();
@@ -370,18 +384,14 @@ TEST_F_TIMEOUT(two, lost_window_update_does_not_stall, 120)
 TEST_F_TIMEOUT(two, jumbo_credit_fits_the_buffer, 120)
 {
 	const unsigned int n = 120, len = 8000;
-	int rcvbuf = 256 << 10, bad = 0;
 	unsigned char seen[120] = {};
 	long sent, taken, probes;
-	unsigned int i, got;
+	unsigned int got;
+	int bad = 0;
 
 	ASSERT_EQ(0, spray_sh("ip link set va mtu 9000 && "
 			      "ip -n %s link set vb mtu 9000", self->nb));
-	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-				sizeof(rcvbuf)));
-	for (i = 0; i < n; i++)
-		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
-	ASSERT_TRUE(stopped_for_credit(self->a))
+	ASSERT_EQ(0, fill_until_stopped(self, 256 << 10, n, len))
 		TH_LOG("the sender never stopped for credit");
 	probes = spray_ctl_val(NULL, "stats", "window-probes");
 	sent = spray_ctl_val(NULL, "stats", "tx-pkts");
@@ -411,15 +421,11 @@ TEST_F_TIMEOUT(two, window_probe_carries_no_data, 120)
 	const unsigned int n = 200, len = 1000;
 	long tx, retx, nacks, probes, now;
 	unsigned char seen[200] = {};
-	int rcvbuf = 64 << 10, bad = 0;
-	unsigned int i, got;
+	unsigned int got;
+	int bad = 0;
 	double end;
 
-	ASSERT_EQ(0, setsockopt(self->b, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-				sizeof(rcvbuf)));
-	for (i = 0; i < n; i++)
-		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
-	ASSERT_TRUE(stopped_for_credit(self->a))
+	ASSERT_EQ(0, fill_until_stopped(self, 64 << 10, n, len))
 		TH_LOG("the sender never stopped for credit");
 	tx = spray_ctl_val(NULL, "stats", "tx-pkts");
 	retx = spray_ctl_val(NULL, "stats", "retx-pkts");
