@@ -196,27 +196,36 @@ void spray_rmem_uncharge(struct sock *sk, u32 size)
  * What a message being sent holds: its record and its data (a buffer, or
  * page chunks and their array: spray_tmsg_alloc_data()).
  */
-u32 spray_tmsg_charge(u32 len)
+u32 spray_tmsg_charge(u32 len, u32 slot_frag)
 {
+	u32 space = spray_layout_space(len, slot_frag, SPRAY_DATA_HDR_LEN);
 	u32 data = len <= SPRAY_TMSG_LINEAR ? kmalloc_size_roundup(len) :
-		   PAGE_ALIGN(len) + kmalloc_size_roundup(sizeof(struct page *) *
-							  DIV_ROUND_UP(len, PAGE_SIZE));
+		   PAGE_ALIGN(space) +
+		   kmalloc_size_roundup(sizeof(struct page *) *
+					DIV_ROUND_UP(space, PAGE_SIZE));
 
 	return kmalloc_size_roundup(sizeof(struct spray_tmsg)) + data;
 }
 
-/* Chunk @i's order: @m->order, the last one's as small as it can be. */
-static unsigned int spray_tmsg_chunk_order(const struct spray_tmsg *m,
-					   u32 len, u32 i)
+/* The bytes @m's chunks hold: its data, and its slots' headers if any. */
+static u32 spray_tmsg_space(const struct spray_tmsg *m)
 {
-	return min_t(unsigned int, m->order,
-		     get_order(len - (i << (PAGE_SHIFT + m->order))));
+	return spray_layout_space(m->len, m->slot_frag, SPRAY_DATA_HDR_LEN);
 }
 
-/* Chunks of order @order for @len bytes, the last one as small as it can be. */
-static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u32 len, u8 order)
+/* Chunk @i's order: @m->order, the last one's as small as it can be. */
+static unsigned int spray_tmsg_chunk_order(const struct spray_tmsg *m, u32 i)
 {
-	u32 ch = PAGE_SIZE << order, n = DIV_ROUND_UP(len, ch), i;
+	return min_t(unsigned int, m->order,
+		     get_order(spray_tmsg_space(m) -
+			       (i << (PAGE_SHIFT + m->order))));
+}
+
+/* Chunks of order @order for @m, the last one as small as it can be. */
+static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u8 order)
+{
+	u32 ch = PAGE_SIZE << order, n = DIV_ROUND_UP(spray_tmsg_space(m), ch);
+	u32 i;
 
 	m->chunks = kcalloc(n, sizeof(*m->chunks), GFP_KERNEL);
 	if (!m->chunks)
@@ -224,7 +233,7 @@ static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u32 len, u8 order)
 	m->nchunks = n;
 	m->order = order;
 	for (i = 0; i < n; i++) {
-		m->chunks[i] = spray_page_alloc(spray_tmsg_chunk_order(m, len, i),
+		m->chunks[i] = spray_page_alloc(spray_tmsg_chunk_order(m, i),
 						GFP_KERNEL | __GFP_NOWARN);
 		if (!m->chunks[i]) {
 			spray_tmsg_free_data(m);
@@ -238,21 +247,26 @@ static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u32 len, u8 order)
  * spray_tmsg_alloc_data() - the memory for a message's @len bytes
  * @m: the message
  * @len: its length
+ * @slot_frag: the payload of its connection's packets, to lay it out in
+ *	slots of one packet each (layout.h); 0 to pack it
  *
  * Process context. Chunks of 32 KiB where the page allocator has them
- * without effort, else pages.
+ * without effort, else pages. A message that fits SPRAY_TMSG_LINEAR is
+ * one buffer, copied into its packets: it is never slotted.
  *
  * Return: 0 or -ENOMEM.
  */
-int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len)
+int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len, u32 slot_frag)
 {
+	m->len = len;
 	if (len <= SPRAY_TMSG_LINEAR) {
 		m->buf = kmalloc(len, GFP_KERNEL);
 		return m->buf ? 0 : -ENOMEM;
 	}
-	if (!spray_tmsg_alloc_chunks(m, len, SPRAY_TMSG_ORDER))
+	m->slot_frag = slot_frag;
+	if (!spray_tmsg_alloc_chunks(m, SPRAY_TMSG_ORDER))
 		return 0;
-	return spray_tmsg_alloc_chunks(m, len, 0);
+	return spray_tmsg_alloc_chunks(m, 0);
 }
 
 /* The data goes; the packets still in flight keep their pages. */
@@ -263,21 +277,25 @@ void spray_tmsg_free_data(struct spray_tmsg *m)
 	kfree(m->buf);
 	m->buf = NULL;
 	for (i = 0; m->chunks && i < m->nchunks && m->chunks[i]; i++)
-		spray_page_free(m->chunks[i],
-				spray_tmsg_chunk_order(m, m->len, i));
+		spray_page_free(m->chunks[i], spray_tmsg_chunk_order(m, i));
 	kfree(m->chunks);
 	m->chunks = NULL;
 	m->nchunks = 0;
 }
 
-/* Where byte @off of @m lies: its chunk, the offset in it, bytes from there. */
+/*
+ * Where byte @off of @m lies: its chunk, the offset in it, bytes from
+ * there back to back (to the chunk's end, its slot's, or the message's).
+ */
 static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
 				  u32 *poff, u32 *avail)
 {
-	u32 i = off >> (PAGE_SHIFT + m->order);
+	u32 pos = spray_layout_pos(off, m->slot_frag, SPRAY_DATA_HDR_LEN);
+	u32 i = pos >> (PAGE_SHIFT + m->order);
 
-	*poff = off - (i << (PAGE_SHIFT + m->order));
-	*avail = min((PAGE_SIZE << m->order) - *poff, m->len - off);
+	*poff = pos - (i << (PAGE_SHIFT + m->order));
+	*avail = min((PAGE_SIZE << m->order) - *poff,
+		     spray_layout_run(off, m->len, m->slot_frag));
 	return m->chunks[i];
 }
 
@@ -324,9 +342,16 @@ size_t spray_tmsg_copy_to(const struct spray_tmsg *m, size_t len,
 /* How many skb frags bytes [@off, @off + @len) of a chunked @m take. */
 u32 spray_tmsg_nr_frags(const struct spray_tmsg *m, u32 off, u32 len)
 {
-	u32 sh = PAGE_SHIFT + m->order;
+	u32 sh = PAGE_SHIFT + m->order, end = off + len, poff, n, nr = 0;
 
-	return ((off + len - 1) >> sh) - (off >> sh) + 1;
+	if (!m->slot_frag)
+		return ((off + len - 1) >> sh) - (off >> sh) + 1;
+	/* a slot's payload and the next one's have a header between them */
+	for (; off < end; off += n, nr++) {
+		spray_tmsg_at(m, off, &poff, &n);
+		n = min(n, end - off);
+	}
+	return nr;
 }
 
 /**
@@ -356,6 +381,76 @@ int spray_skb_add_tmsg(struct sk_buff *skb, const struct spray_tmsg *m,
 		n = min(n, end - off);
 		get_page(pg);
 		skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, pg, poff, n);
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+	}
+	return 0;
+}
+
+/*
+ * Bytes [@pos, @pos + @len) of @m's memory as pieces within one chunk each:
+ * the first piece's chunk, offset and length.
+ */
+static struct page *spray_tmsg_piece(const struct spray_tmsg *m, u32 pos,
+				     u32 len, u32 *poff, u32 *n)
+{
+	u32 i = pos >> (PAGE_SHIFT + m->order);
+
+	*poff = pos - (i << (PAGE_SHIFT + m->order));
+	*n = min((PAGE_SIZE << m->order) - *poff, len);
+	return m->chunks[i];
+}
+
+/**
+ * spray_skb_add_slot() - append a packet of a slotted message to a train,
+ *	by reference: its header, written into its slot, and its payload
+ * @skb: the train
+ * @m: the message (@m->slot_frag, the train's payload size)
+ * @p: the packet (DATA, no ACK carried), its fragment at a slot's start
+ *
+ * The packet's first transmission: nothing references its slot yet (a
+ * retransmission takes a header block of its own, spray_skb_add_tmsg()).
+ * A piece that continues the skb's last frag in memory extends it: the
+ * packets of one message in a train take one frag per chunk.
+ *
+ * Return: 0, or -EMSGSIZE if the skb has no frags left for it (nothing
+ * was written then).
+ */
+int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
+		       const struct spray_pkt *p)
+{
+	u32 pos = spray_layout_slot(p->data.frag_off, m->slot_frag,
+				    SPRAY_DATA_HDR_LEN);
+	u32 len = SPRAY_DATA_HDR_LEN + p->data.frag_len, at, poff, n;
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	u8 hdr[SPRAY_DATA_HDR_LEN];
+	struct page *pg;
+	int need = 0, i;
+
+	for (at = 0; at < len; at += n, need++)
+		spray_tmsg_piece(m, pos + at, len - at, &poff, &n);
+	pg = spray_tmsg_piece(m, pos, len, &poff, &n);
+	i = sh->nr_frags;
+	if (i && skb_can_coalesce(skb, i, pg, poff))
+		need--;
+	if (i + need > MAX_SKB_FRAGS)
+		return -EMSGSIZE;
+	if (WARN_ON_ONCE(spray_pkt_build(hdr, sizeof(hdr), p) != sizeof(hdr)))
+		return -EINVAL;
+	for (at = 0; at < sizeof(hdr); at += n) {
+		pg = spray_tmsg_piece(m, pos + at, sizeof(hdr) - at, &poff, &n);
+		memcpy(page_address(pg) + poff, hdr + at, n);
+	}
+	for (at = 0; at < len; at += n) {
+		pg = spray_tmsg_piece(m, pos + at, len - at, &poff, &n);
+		i = sh->nr_frags;
+		if (i && skb_can_coalesce(skb, i, pg, poff)) {
+			skb_frag_size_add(&sh->frags[i - 1], n);
+		} else {
+			get_page(pg);
+			skb_fill_page_desc(skb, i, pg, poff, n);
+		}
 		skb->len += n;
 		skb->data_len += n;
 		skb->truesize += n;

@@ -14,6 +14,7 @@
 #include "txwin.h"
 #include "path.h"
 #include "cc.h"
+#include "layout.h"
 
 /* outstanding packets per connection: a power of two */
 #define SPRAY_TX_RING		2048
@@ -27,9 +28,11 @@
 /*
  * Packets of new data one skb may carry down the stack (a GSO train, one
  * entropy value): up to this many, while the CPU, not the windows, limits
- * the sender (spray_conn_pump()).
+ * the sender (spray_conn_pump()), and as many as 64 KiB hold (44 at MTU
+ * 1500): a train of a slotted message takes one frag per chunk, not one
+ * per packet (layout.h).
  */
-#define SPRAY_TRAIN_MAX		16
+#define SPRAY_TRAIN_MAX		64
 /* a turn for receive buffer unused for this long (or 8 RTTs) is taken back */
 #define SPRAY_RX_TURN_MIN_NS	(50 * NSEC_PER_MSEC)
 /* connections one socket keeps; packets opening more are dropped */
@@ -127,6 +130,10 @@ struct spray_tmsg_hist {
  *	(the last one maybe less)
  * @nchunks: number of @chunks
  * @order: the chunks' order
+ * @slot_frag: 0 if the chunks hold the bytes back to back; else they hold
+ *	them in slots of a DATA header's room and @slot_frag bytes of
+ *	payload, one per packet of that payload size (layout.h), written
+ *	when the connection's packets had that size
  * @hist: its history, for the error queue
  *
  * On the error queue, when the receive buffer had no room for its data,
@@ -155,6 +162,7 @@ struct spray_tmsg {
 	struct page		**chunks;
 	u16			nchunks;
 	u8			order;
+	u16			slot_frag;
 	struct spray_tmsg_hist	hist;
 };
 
@@ -164,6 +172,8 @@ struct spray_tmsg {
  * (order SPRAY_TMSG_ORDER when the allocator has them, else 0; the last
  * chunk as small as it can be), which its packets reference: the user's
  * bytes are copied once, at sendmsg(), and a retransmission copies nothing.
+ * The chunks hold the bytes in slots of one packet each when the
+ * connection's packet size is known (@spray_tmsg.slot_frag).
  */
 #define SPRAY_TMSG_LINEAR	PAGE_SIZE
 #define SPRAY_TMSG_ORDER	3
@@ -394,7 +404,7 @@ bool spray_rmem_charge(struct sock *sk, u32 size);
 void spray_rmem_uncharge(struct sock *sk, u32 size);
 u32 spray_rmsg_charge(u32 len, u32 extra);
 void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm);
-u32 spray_tmsg_charge(u32 len);
+u32 spray_tmsg_charge(u32 len, u32 slot_frag);
 void spray_tx_fail_all(struct spray_conn *c, int err);
 void spray_tx_msg_size(struct spray_conn *c, u32 psn);
 int spray_tx_restart(struct spray_conn *c);
@@ -439,7 +449,7 @@ void spray_rx_turns(struct spray_sock *ss, u64 now, struct sk_buff_head *q);
 void spray_conn_arm(struct spray_conn *c, u64 now);
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
 
-int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len);
+int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len, u32 slot_frag);
 void spray_tmsg_free_data(struct spray_tmsg *m);
 int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from);
 size_t spray_tmsg_copy_to(const struct spray_tmsg *m, size_t len,
@@ -447,6 +457,8 @@ size_t spray_tmsg_copy_to(const struct spray_tmsg *m, size_t len,
 int spray_skb_add_tmsg(struct sk_buff *skb, const struct spray_tmsg *m,
 		       u32 off, u32 len);
 u32 spray_tmsg_nr_frags(const struct spray_tmsg *m, u32 off, u32 len);
+int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
+		       const struct spray_pkt *p);
 
 struct page *spray_page_alloc(unsigned int order, gfp_t gfp);
 void spray_page_free(struct page *pg, unsigned int order);

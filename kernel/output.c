@@ -495,8 +495,9 @@ static int spray_train_add(struct sk_buff *skb, const struct spray_pkt *p,
  * Every packet but the last of a
  * train is a full fragment (GSO segments have one size), so a train ends
  * at a message's last fragment when that one is short; and at the skb's
- * frags (a header and one to three chunks of data per packet). Return: the
- * message to go on with, NULL if none.
+ * frags: a packet of a slotted message extends the run of its chunk
+ * (spray_skb_add_slot()), any other takes a header block and one to three
+ * chunks of data. Return: the message to go on with, NULL if none.
  */
 static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 					    struct spray_tmsg *m, u32 k,
@@ -555,7 +556,11 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 		p.data.frag_len = len;
 		/* the psn is the window's next: taken once the packet is in */
 		p.psn = c->tw.nxt;
-		err = spray_train_add(skb, &p, m);
+		if (m->slot_frag && m->slot_frag == c->frag_size &&
+		    !(p.data.frag_off % m->slot_frag))
+			err = spray_skb_add_slot(skb, m, &p);
+		else
+			err = spray_train_add(skb, &p, m);
 		if (err)
 			break;
 		spray_hist_ev(m, port);
@@ -900,7 +905,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 {
 	struct spray_net *sn = spray_net(sock_net(&ss->sk));
 	struct spray_conn *c, *fresh = NULL;
-	u32 charge = spray_tmsg_charge(len);
+	u32 charge, slot_frag;
 	struct sock *sk = &ss->sk;
 	struct in6_addr saddr;
 	struct spray_tmsg *m;
@@ -918,6 +923,13 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 			return -EPIPE;
 		vm_wait = 0;
 		spin_lock_bh(&ss->lock);
+		/*
+		 * laid out in slots of the connection's packets if it has
+		 * sent: its trains take one frag per chunk (layout.h)
+		 */
+		c = spray_conn_find(ss, to, NULL);
+		slot_frag = c && c->tx_ready ? c->frag_size : 0;
+		charge = spray_tmsg_charge(len, slot_frag);
 		/* below SO_SNDBUF: room for one more message, of any size */
 		if (spray_sock_wspace(sk)) {
 			charged = spray_wmem_charge(sk, charge);
@@ -960,10 +972,9 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		goto err_uncharge;
-	m->len = len;
 	m->charge = charge;
 	m->cookie = cookie;
-	if (spray_tmsg_alloc_data(m, len))
+	if (spray_tmsg_alloc_data(m, len, slot_frag))
 		goto err_free;
 	err = spray_tmsg_copy_from(m, &msg->msg_iter);
 	if (err)

@@ -52,6 +52,26 @@ spray_lib_skip_all() {
 }
 
 # spray_lib_setup_ns VAR...: create namespaces with random suffixes, names in VARs.
+# spray_lib_quiet_veth NS1 ADDR1 NS2 ADDR2: a veth eth0 between two
+# namespaces, addresses ADDR1/24 and ADDR2/24, up, and quiet: nothing but
+# what the tests send crosses it (no IPv6: router solicitations, MLD, DAD;
+# no ARP: permanent neighbours).
+spray_lib_quiet_veth() {
+	local n1=$1 a1=$2 n2=$3 a2=$4 n
+	ip link add eth0 netns "$n1" type veth peer name eth0 netns "$n2"
+	ip -n "$n1" addr add "$a1/24" dev eth0
+	ip -n "$n2" addr add "$a2/24" dev eth0
+	for n in "$n1" "$n2"; do
+		ip netns exec "$n" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	done
+	ip -n "$n1" neigh replace "$a2" dev eth0 nud permanent \
+		lladdr "$(ip -n "$n2" -br link show eth0 | awk '{print $3}')"
+	ip -n "$n2" neigh replace "$a1" dev eth0 nud permanent \
+		lladdr "$(ip -n "$n1" -br link show eth0 | awk '{print $3}')"
+	ip -n "$n1" link set eth0 up
+	ip -n "$n2" link set eth0 up
+}
+
 spray_lib_setup_ns() {
 	local v name
 	for v in "$@"; do

@@ -30,18 +30,8 @@ SIZE=65536
 spray_lib_setup_ns a b
 T=$(mktemp -d)
 trap 'spray_lib_cleanup_ns; rm -rf "$T"' EXIT
-ip link add eth0 netns "$a" type veth peer name eth0 netns "$b"
-ip -n "$a" addr add 10.95.0.1/24 dev eth0
-ip -n "$b" addr add 10.95.0.2/24 dev eth0
-# nothing but the socket's packets in a's qdisc: no IPv6 (router
-# solicitations, MLD, DAD) and no ARP on the way
-for n in "$a" "$b"; do ip netns exec "$n" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1; done
-ip -n "$a" neigh replace 10.95.0.2 dev eth0 nud permanent \
-	lladdr "$(ip -n "$b" -br link show eth0 | awk '{print $3}')"
-ip -n "$b" neigh replace 10.95.0.1 dev eth0 nud permanent \
-	lladdr "$(ip -n "$a" -br link show eth0 | awk '{print $3}')"
-ip -n "$a" link set eth0 up
-ip -n "$b" link set eth0 up
+# nothing but the socket's packets in a's qdisc
+spray_lib_quiet_veth "$a" 10.95.0.1 "$b" 10.95.0.2
 # burst above a 64 KiB train: tbf would cut a larger skb into packets
 # (which no longer belong to the socket) instead of queueing it whole
 tc -n "$a" qdisc add dev eth0 root tbf rate 2mbit burst 100kb limit 64mb
