@@ -421,6 +421,24 @@ struct spray_tmsg *spray_conn_next_new(struct spray_conn *c)
 }
 
 /*
+ * Packets of new data queued from @m on (its rest, and the messages after
+ * it), counted up to @max: the first few messages at most.
+ */
+static u32 spray_conn_new_pkts(const struct spray_conn *c,
+			       const struct spray_tmsg *m, u32 max)
+{
+	u32 n = 0;
+
+	list_for_each_entry_from(m, &c->tmsgs, node) {
+		if (!m->abandoned)
+			n += DIV_ROUND_UP(m->len - m->next_off, c->frag_size);
+		if (n >= max)
+			break;
+	}
+	return n;
+}
+
+/*
  * The longest train: SPRAY_TRAIN_MAX packets, as many as one GSO skb of
  * 64 KiB holds.
  */
@@ -611,7 +629,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 void spray_conn_pump(struct spray_conn *c, u64 now,
 		     struct sk_buff_head *q)
 {
-	u32 cwnd, psn, room, n = 0;
+	u32 cwnd, psn, room, want, n = 0;
 	struct spray_txrec *rec;
 	struct spray_tmsg *m;
 	u16 old_ev;
@@ -652,12 +670,14 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 			goto more;
 		if (spray_tsq_throttled(c))
 			return;
+		want = min(c->train, spray_train_len(c, cwnd));
+		if (spray_train_defer(room, c->tw.inflight, want,
+				      spray_conn_new_pkts(c, m, want)))
+			break;
 		ev = spray_pick_data_ev(c, now, q);
 		if (ev < 0)
 			return;
-		m = spray_queue_train(c, m, min3(room, c->train,
-						 spray_train_len(c, cwnd)),
-				      ev, now, q);
+		m = spray_queue_train(c, m, min(room, want), ev, now, q);
 		n++;
 	}
 	return;

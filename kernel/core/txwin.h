@@ -314,4 +314,30 @@ static inline bool spray_txwin_refusing(const struct spray_txwin *tw)
 	return tw->refused || (s32)(tw->refused_top - tw->una) > 0;
 }
 
+/**
+ * spray_train_defer() - whether new data that the window cuts short waits
+ *	for the ACKs of what is in flight, as TCP defers a TSO frame the
+ *	window would cut (tcp_tso_should_defer())
+ * @room: packets the windows allow now (spray_txwin_room())
+ * @inflight: packets in flight
+ * @want: the train the path allows (at most an eighth of the window)
+ * @left: packets of new data queued, counted up to @want
+ *
+ * Sent at once, a train is as long as the room the last ACK opened, and
+ * the ACKs of short trains open short rooms: a window that once fills
+ * goes on in trains of the ACK frequency, whatever the CPU could do.
+ * Waiting while less than @want is free, but what is in flight frees
+ * enough, costs at most an eighth of the window for an RTT. Never when
+ * nothing is in flight (no ACK to wait for), when the data queued fits the
+ * room, or when what is in flight could never make @want of room.
+ *
+ * Return: true if the train waits for an ACK.
+ */
+static inline bool spray_train_defer(u32 room, u32 inflight, u32 want,
+				     u32 left)
+{
+	return room < want && left > room && inflight &&
+	       room + inflight >= want;
+}
+
 #endif /* _SPRAY_TXWIN_H */

@@ -789,3 +789,20 @@ TEST(spray_txwin_on_rto__silence_bound_at_least_four_rtos)
 	EXPECT_EQ(rto_until(t0, t0 + 200000000), 0);
 	EXPECT_EQ(tw.silences, 0);
 }
+
+TEST(spray_train_defer__waits_only_when_acks_make_the_train)
+{
+	/* the window cut it, more queued, in flight frees enough: wait */
+	EXPECT(spray_train_defer(8, 200, 22, 22));
+	/* room for the whole train, or the data queued fits: go */
+	EXPECT(!spray_train_defer(22, 200, 22, 22));
+	EXPECT(!spray_train_defer(8, 200, 22, 8));
+	EXPECT(!spray_train_defer(8, 200, 22, 5));
+	/* nothing in flight: no ACK will come to open more */
+	EXPECT(!spray_train_defer(8, 0, 22, 22));
+	/* what is in flight could never make the train: go */
+	EXPECT(!spray_train_defer(8, 10, 22, 22));
+	EXPECT(spray_train_defer(8, 14, 22, 22));
+	/* no room at all is the window's business, not a train's */
+	EXPECT(spray_train_defer(0, 30, 4, 4));
+}
