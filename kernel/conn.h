@@ -31,9 +31,9 @@
  * the sender (spray_conn_pump()). A train rides one path: it is the grain
  * of spraying, and it must stay small beside what each EV carries, or a
  * path's share of a transfer stops following its share of the EVs (256
- * EVs and 64-packet trains put 2.5 points more on one of 4 paths than its
- * EVs', multipath.sh). 16 packets take 2 skb frags in a slotted message
- * (layout.h) and gave the CPU most of what 64 did.
+ * EVs and 64-packet trains put one of 4 paths 2.5 points off its EVs'
+ * share, multipath.sh). 16 packets take at most 2 skb frags in a slotted
+ * message (layout.h) and gave the CPU most of what 64 did.
  */
 #define SPRAY_TRAIN_MAX		16
 /* a turn for receive buffer unused for this long (or 8 RTTs) is taken back */
