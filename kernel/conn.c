@@ -1432,6 +1432,8 @@ unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop)
 		hlist_for_each_entry(c, &ss->conns[i], node) {
 			if (c->peer_cid && c->rx.unacked)
 				spray_queue_ack(c, now, &q);
+			/* in case that ACK is lost: timewait.c */
+			spray_tw_add(c, now);
 			spray_rx_close(c);
 			if (drop || spray_conn_tx_done(c))
 				continue;

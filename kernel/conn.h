@@ -427,6 +427,11 @@ bool spray_nack_allowed(struct spray_net *sn, const struct spray_addr *to,
 struct sk_buff *spray_nack_skb(struct spray_net *sn,
 			       const struct spray_addr *to, const struct in6_addr *saddr,
 			       const struct spray_pkt *in, u64 now);
+struct sk_buff *spray_closed_ack_skb(struct spray_net *sn,
+				     const struct spray_addr *to,
+				     const struct in6_addr *saddr,
+				     const struct spray_pkt *in, u32 ack_cid,
+				     u32 cum);
 struct sk_buff *spray_pkt_skb(struct spray_conn *c, struct spray_pkt *p,
 			      u32 payload, u16 ev);
 void spray_queue_ack(struct spray_conn *c, u64 now, struct sk_buff_head *q);
@@ -466,5 +471,12 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 struct page *spray_page_alloc(unsigned int order, gfp_t gfp);
 void spray_page_free(struct page *pg, unsigned int order);
 void spray_page_cache_drain(void);
+
+/* timewait.c: closed connections remembered by their namespace */
+void spray_tw_add(struct spray_conn *c, u64 now);
+bool spray_tw_answer(struct spray_net *sn, const struct spray_pkt *p,
+		     const struct spray_addr *peer,
+		     const struct spray_addr *to, u64 now,
+		     struct sk_buff_head *q);
 
 #endif /* _SPRAY_CONN_H */

@@ -969,10 +969,15 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 	if (ss->dead)
 		return SPRAY_SKB_DROP_CLOSED;
 	if (p->type == SPRAY_T_DATA && ss->closing) {
-		/* closed: nothing more is received, the sender is told */
-		nack = spray_nack_skb(sn, peer, &to->v6, p, now);
-		if (nack)
-			__skb_queue_tail(q, nack);
+		/*
+		 * closed: nothing more is received, the sender is told (a
+		 * resend of what arrived before: that it arrived)
+		 */
+		if (!spray_tw_answer(sn, p, peer, to, now, q)) {
+			nack = spray_nack_skb(sn, peer, &to->v6, p, now);
+			if (nack)
+				__skb_queue_tail(q, nack);
+		}
 		return spray_drop(sn, SPRAY_DROP_CLOSED);
 	}
 	c = spray_conn_find(ss, peer, &to->v6);
@@ -982,8 +987,12 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		if (!(p->flags & SPRAY_F_SYN)) {
 			/*
 			 * We forgot the sender (we restarted, or idled out):
-			 * it starts a new incarnation and sends again.
+			 * it starts a new incarnation and sends again. Or a
+			 * socket before us on this port received it and
+			 * closed: it is told what arrived then.
 			 */
+			if (spray_tw_answer(sn, p, peer, to, now, q))
+				return spray_drop(sn, SPRAY_DROP_CLOSED);
 			nack = spray_nack_skb(sn, peer, &to->v6, p, now);
 			if (nack)
 				__skb_queue_tail(q, nack);
@@ -1140,8 +1149,12 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 	ss = spray_sock_lookup_rcu(sn, p.dport, to);
 	if (!ss) {
 		spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
-		/* Port unreachable: the sender fails fast. */
-		if (p.type == SPRAY_T_DATA) {
+		/*
+		 * Port unreachable: the sender fails fast, unless this is a
+		 * resend of what a socket closed since had received.
+		 */
+		if (p.type == SPRAY_T_DATA &&
+		    !spray_tw_answer(sn, &p, &peer, to, now, q)) {
 			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
 			if (nack)
 				__skb_queue_tail(q, nack);

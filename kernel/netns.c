@@ -206,6 +206,7 @@ static int __net_init spray_net_init(struct net *net)
 	/* as the kernel's ICMP limits: a few answers a second per source */
 	spray_rl_init(&sn->nack_rl, SPRAY_NACK_RATE, SPRAY_NACK_BURST,
 		      get_random_u32());
+	spray_tw_init(sn);
 	sn->mib = alloc_percpu(struct spray_mib);
 	if (!sn->mib)
 		return -ENOMEM;
@@ -225,6 +226,7 @@ static void __net_exit spray_net_exit(struct net *net)
 	/* ... nor have connections: their count must be back to zero */
 	WARN_ON_ONCE(atomic_read(&sn->nconns));
 	spray_udp_put_all(sn);
+	spray_tw_exit(sn);
 	free_percpu(sn->mib);
 }
 

@@ -839,6 +839,30 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
 	return skb;
 }
 
+/*
+ * The last ACK of a connection whose socket closed (kernel/timewait.c),
+ * answering @in, a resent packet that had arrived before: every psn before
+ * @cum arrived, no credit beyond it, no RTT sample.
+ */
+struct sk_buff *spray_closed_ack_skb(struct spray_net *sn,
+				     const struct spray_addr *to,
+				     const struct in6_addr *saddr,
+				     const struct spray_pkt *in, u32 ack_cid,
+				     u32 cum)
+{
+	struct spray_pkt p = {};
+
+	p.type = SPRAY_T_ACK;
+	p.src_cid = ack_cid;
+	p.dst_cid = in->src_cid;
+	p.ack.cum_psn = cum;
+	p.ack.sack_base = cum;
+	p.ack.grant_psn = cum;
+	p.ack.ev_echo = in->ev;
+	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
+			       49152 + get_random_u32_below(16384));
+}
+
 /* A NACK of @count psns from @psn, with the current cumulative ACK and grant. */
 void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count,
 		      u8 reason, struct sk_buff_head *q)

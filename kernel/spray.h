@@ -38,6 +38,13 @@ struct spray_addr {
 	struct in6_addr	v6;
 };
 
+/*
+ * Closed connections a namespace remembers (kernel/timewait.c): at most
+ * this many, the oldest forgotten first; about 100 bytes each.
+ */
+#define SPRAY_TW_MAX		4096
+#define SPRAY_TW_HASH_BITS	8
+
 /* The UDP port AF_SPRAY listens on by default, in every namespace. */
 #define SPRAY_DEFAULT_UDP_PORT	4797
 
@@ -131,6 +138,7 @@ struct spray_config {
  * @SPRAY_MIB_RESUME_TX: NACK RESUME sent (of nack-tx)
  * @SPRAY_MIB_RX_TURNS: turns given to senders in line
  * @SPRAY_MIB_RX_TURNS_EXPIRED: turns taken back, unused
+ * @SPRAY_MIB_CLOSED_ACKS: ACKs for connections closed (spray_tw)
  * @__SPRAY_MIB_MAX: the number of counters
  *
  * Drops of incoming packets are counted per enum spray_drop_reason in
@@ -172,6 +180,7 @@ enum spray_mib_field {
 	SPRAY_MIB_RESUME_TX,
 	SPRAY_MIB_RX_TURNS,
 	SPRAY_MIB_RX_TURNS_EXPIRED,
+	SPRAY_MIB_CLOSED_ACKS,
 	__SPRAY_MIB_MAX
 };
 
@@ -205,6 +214,10 @@ struct spray_mib {
  *	SPRAY_MAX_NET_CONNS for those that packets open
  * @nack_rl_lock: protects @nack_rl
  * @nack_rl: NACKs to packets no connection expects, per source address
+ * @closed_lock: protects @closed_hash, @closed_list, @nr_closed (a leaf)
+ * @closed_hash: closed connections remembered (kernel/timewait.c), by peer
+ * @closed_list: the same, oldest first
+ * @nr_closed: their number, at most SPRAY_TW_MAX
  */
 struct spray_net {
 	struct net		*net;
@@ -222,6 +235,10 @@ struct spray_net {
 	atomic_t		nconns;
 	spinlock_t		nack_rl_lock;	/* nack_rl */
 	struct spray_ratelimit	nack_rl;
+	spinlock_t		closed_lock;	/* closed_*, nr_closed */
+	struct hlist_head	closed_hash[1 << SPRAY_TW_HASH_BITS];
+	struct list_head	closed_list;
+	unsigned int		nr_closed;
 };
 
 static inline void spray_mib_add(struct spray_net *sn,
@@ -450,6 +467,10 @@ void spray_udp_release(struct socket *old[2]);
 int spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb);
 struct spray_sock *spray_sock_lookup_rcu(struct spray_net *sn, u16 port,
 					 const struct spray_addr *daddr);
+
+/* timewait.c */
+void spray_tw_init(struct spray_net *sn);
+void spray_tw_exit(struct spray_net *sn);
 
 /* conn.c */
 int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,

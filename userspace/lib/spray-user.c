@@ -155,6 +155,7 @@ const struct ynl_policy_attr spray_stats_policy[SPRAY_A_STATS_MAX + 1] = {
 	[SPRAY_A_STATS_RESUME_TX] = { .name = "resume-tx", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_RX_TURNS] = { .name = "rx-turns", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_RX_TURNS_EXPIRED] = { .name = "rx-turns-expired", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_CLOSED_ACKS] = { .name = "closed-acks", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest spray_stats_nest = {
@@ -688,6 +689,11 @@ int spray_stats_get_rsp_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.rx_turns_expired = 1;
 			dst->rx_turns_expired = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_CLOSED_ACKS) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.closed_acks = 1;
+			dst->closed_acks = ynl_attr_get_u64(attr);
 		}
 	}
 

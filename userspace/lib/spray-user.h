@@ -251,6 +251,7 @@ struct spray_stats_get_rsp {
 		__u32 resume_tx:1;
 		__u32 rx_turns:1;
 		__u32 rx_turns_expired:1;
+		__u32 closed_acks:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -291,6 +292,7 @@ struct spray_stats_get_rsp {
 	__u64 resume_tx;
 	__u64 rx_turns;
 	__u64 rx_turns_expired;
+	__u64 closed_acks;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);
