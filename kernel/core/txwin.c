@@ -238,7 +238,13 @@ void spray_txwin_sent_retx(struct spray_txwin *tw, u32 psn, u16 ev,
 	tw->retx++;
 }
 
-static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt)
+/* the RTO never goes below this: the configured floor, or the learnt one */
+static u32 txw_rto_floor(const struct spray_txwin *tw)
+{
+	return max(tw->cfg.rto_min_ns, tw->rto_floor_ns);
+}
+
+static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt, u64 now_ns)
 {
 	u32 delta;
 
@@ -270,9 +276,33 @@ static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt)
 	 * time (a fabric with deep queues or a long reach: RTTs above the
 	 * ceiling, as RFC 6298 forbids for TCP).
 	 */
+	if (tw->rto_floor_ns &&
+	    now_ns - tw->rto_spurious_ns > SPRAY_TX_RTO_FLOOR_HOLD_NS) {
+		tw->rto_floor_ns /= 2;
+		if (tw->rto_floor_ns <= tw->cfg.rto_min_ns)
+			tw->rto_floor_ns = 0;
+		tw->rto_spurious_ns = now_ns;
+	}
 	tw->rto_ns = (u32)clamp_t(u64, (u64)tw->srtt_ns + 4ULL * tw->rttvar_ns,
-				  tw->cfg.rto_min_ns,
+				  txw_rto_floor(tw),
 				  max(tw->cfg.rto_max_ns, SPRAY_TXWIN_RTO_LIMIT_NS));
+}
+
+/*
+ * An RTO declared a psn lost that was not: raise the RTO's floor to 5/4 of
+ * @delay_ns, the round trip it took (0: unknown, then twice the RTO), at
+ * most the RTO's ceiling (cfg.rto_max_ns).
+ */
+static void txw_rto_spurious(struct spray_txwin *tw, u64 delay_ns, u64 now_ns)
+{
+	u64 floor = delay_ns ? delay_ns * 5 / 4 : 2ULL * tw->rto_ns;
+
+	floor = min_t(u64, floor, tw->cfg.rto_max_ns);
+	if (floor > tw->rto_floor_ns)
+		tw->rto_floor_ns = (u32)floor;
+	tw->rto_spurious_ns = now_ns;
+	if (tw->rto_ns < tw->rto_floor_ns)
+		tw->rto_ns = tw->rto_floor_ns;
 }
 
 /* the RTO ceiling: cfg.rto_max_ns, or the RTO itself when above it */
@@ -296,6 +326,9 @@ static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
 	} else if (rec->state == SPRAY_TXREC_LOST) {
 		tw->lost--;
 		tw->spurious++;
+		/* before its retransmission went: its round trip is known */
+		if (rec->why == SPRAY_LOSS_RTO && now_ns > rec->sent_ns)
+			txw_rto_spurious(tw, now_ns - rec->sent_ns, now_ns);
 		if (ops && ops->spurious && rec->why)
 			ops->spurious(ctx, psn, rec);
 		rec->why = 0;
@@ -385,7 +418,7 @@ static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
  * so widen it (RACK's reo_wnd_mult, RFC 8985 6.2); it shrinks back slowly.
  */
 static void txw_check_spurious(struct spray_txwin *tw,
-			       const struct spray_ack *ack,
+			       const struct spray_ack *ack, u64 now_ns,
 			       const struct spray_txwin_ops *ops, void *ctx)
 {
 	struct spray_txrec *rec;
@@ -397,8 +430,29 @@ static void txw_check_spurious(struct spray_txwin *tw,
 	rec = &tw->ring[psn & tw->mask];
 	if (!rec->retx)
 		return;
+	/*
+	 * The echo is of a transmission before the latest (RFC 3522's
+	 * timestamps): the psn arrived without its retransmission. If an
+	 * RTO declared it lost, the timer was shorter than this round trip.
+	 */
+	if (rec->why == SPRAY_LOSS_RTO && rec->state == SPRAY_TXREC_INFLIGHT &&
+	    ack->ts_echo && ack->ts_echo < rec->sent_ns &&
+	    now_ns > ack->ts_echo) {
+		u64 rtt = now_ns - ack->ts_echo;
+
+		if (ack->hold_ns < rtt)
+			rtt -= ack->hold_ns;
+		txw_rto_spurious(tw, rtt, now_ns);
+	}
 	if (spray_psn_before(psn, tw->una) ||
 	    rec->state == SPRAY_TXREC_SACKED) {
+		/*
+		 * The duplicate of an RTO's retransmission: the RTO was
+		 * early, unless that was found since it was sent (above).
+		 */
+		if (rec->why == SPRAY_LOSS_RTO &&
+		    tw->rto_spurious_ns < rec->sent_ns)
+			txw_rto_spurious(tw, 0, now_ns);
 		tw->spurious++;
 		tw->reo_calm = 0;
 		if (tw->reo_mult < 64)
@@ -487,7 +541,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		return -EINVAL;
 	}
 	tw->heard_ns = now_ns;
-	txw_check_spurious(tw, ack, ops, ctx);
+	txw_check_spurious(tw, ack, now_ns, ops, ctx);
 
 	/* cumulative part */
 	for (psn = tw->una; spray_psn_before(psn, ack->cum_psn); psn++) {
@@ -538,7 +592,7 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 
 		if (ack->hold_ns < rtt)
 			rtt -= ack->hold_ns;
-		txw_rtt_sample(tw, rtt);
+		txw_rtt_sample(tw, rtt, now_ns);
 		sum->rtt_ns = rtt;
 		sum->echo_ns = ack->ts_echo;
 	}

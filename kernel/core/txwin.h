@@ -23,6 +23,12 @@
 /* RTOs a sender stopped by the grant waits before it probes (persist) */
 #define SPRAY_TX_PERSIST_RTOS	8
 
+/*
+ * A spurious RTO raises the RTO's floor (spray_txwin.rto_floor_ns); it
+ * halves after this long without another.
+ */
+#define SPRAY_TX_RTO_FLOOR_HOLD_NS	1000000000ULL
+
 /* spray_txrec.state */
 enum spray_txrec_state {
 	SPRAY_TXREC_INFLIGHT = 1,	/* sent, no verdict yet */
@@ -166,6 +172,16 @@ struct spray_txack_sum {
  * @min_rtt_ns: smallest RTT sample (the base RTT).
  * @rtt_max_ns: largest recent RTT sample, decaying (the slowest path).
  * @rto_ns: current RTO without backoff.
+ * @rto_floor_ns: the RTO's floor learnt from spurious RTOs (0: none;
+ *	cfg.rto_min_ns applies anyway): a timer that fired while nothing
+ *	was lost, the packets or their ACKs only delayed (a host whose
+ *	softirq work waits behind a busy CPU, a queue that filled at once),
+ *	would fire again at the next such stall and resend packets by the
+ *	dozen. Raised to 5/4 of the delayed packet's round trip when the
+ *	echo shows it (RFC 3522), else to twice the RTO; halved after
+ *	SPRAY_TX_RTO_FLOOR_HOLD_NS without a spurious RTO.
+ * @rto_spurious_ns: when the last spurious RTO was found (or the floor
+ *	last halved).
  * @backoff: RTO doublings since the last progress.
  * @reo_mult: multiplier of the RACK reorder window, doubled by a spurious
  *	retransmission (up to 64), halved after 4096 psns delivered without
@@ -229,6 +245,8 @@ struct spray_txwin {
 	u32	min_rtt_ns;
 	u32	rtt_max_ns;
 	u32	rto_ns;
+	u32	rto_floor_ns;
+	u64	rto_spurious_ns;
 	u8	backoff;
 	u8	reo_mult;
 	u32	reo_calm;

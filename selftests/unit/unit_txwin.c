@@ -438,6 +438,110 @@ TEST(spray_txwin_on_rto__backoff_doubles_and_resets)
 	EXPECT_EQ(spray_txwin_rto_deadline(&tw), d + 300000 + 100000);
 }
 
+/* an ACK echoing @echo_psn's transmission of @ts, held @hold ns */
+static void ack_echo(u32 cum, u32 echo_psn, u64 ts, u32 hold, u64 now)
+{
+	struct spray_ack a = {
+		.cum_psn = cum, .sack_base = cum, .ts_echo = ts,
+		.hold_ns = hold, .echo_psn = echo_psn,
+	};
+	struct spray_txack_sum s;
+
+	spray_txwin_on_ack(&tw, &a, now, &ops, NULL, &s);
+}
+
+/*
+ * An RTO fired while nothing was lost: the echo of the first transmission
+ * (RFC 3522) shows the round trip it took; the RTO's floor rises to 5/4
+ * of it, stays while RTT samples are small, and halves after a second
+ * without another spurious RTO, down to cfg.rto_min_ns.
+ */
+TEST(spray_txwin_on_rto__spurious_rto_raises_floor)
+{
+	u64 d;
+
+	setup(0);
+	send_n(2, 1000);
+	d = spray_txwin_rto_deadline(&tw);
+	EXPECT_EQ(spray_txwin_on_rto(&tw, d, &ops, NULL), 2);
+	spray_txwin_sent_retx(&tw, 0, 1, d + 1);
+	/* psn 0's first transmission arrives: 500 us, 10 us of it held */
+	ack_echo(1, 0, 1000, 10000, 1000 + 510000);
+	EXPECT_EQ(tw.rto_floor_ns, 500000 * 5 / 4);
+	EXPECT(tw.rto_ns >= 500000 * 5 / 4);
+	/*
+	 * psn 1, LOST and not resent yet, arrives after 609 us: the floor
+	 * rises to that; the small sample of psn 2 leaves it
+	 */
+	send_n(1, 600000);
+	ack_echo(3, 2, 600000, 0, 610000);
+	EXPECT_EQ(tw.rto_floor_ns, 609000 * 5 / 4);
+	EXPECT(tw.rto_ns >= 609000 * 5 / 4);
+	/* a second later: halved; then again, below rto_min: gone */
+	send_n(1, 1520000000);
+	ack_echo(4, 3, 1520000000, 0, 1520010000);
+	EXPECT_EQ(tw.rto_floor_ns, 609000 * 5 / 8);
+	EXPECT(tw.rto_ns >= 609000 * 5 / 8);
+	send_n(1, 2530000000ULL);
+	ack_echo(5, 4, 2530000000ULL, 0, 2530010000ULL);
+	EXPECT_EQ(tw.rto_floor_ns, 609000 * 5 / 16);
+	send_n(1, 3540000000ULL);
+	ack_echo(6, 5, 3540000000ULL, 0, 3540010000ULL);
+	EXPECT_EQ(tw.rto_floor_ns, 0);
+	EXPECT_EQ(tw.rto_ns, tw.srtt_ns + 4 * tw.rttvar_ns > cfg.rto_min_ns ?
+		  tw.srtt_ns + 4 * tw.rttvar_ns : cfg.rto_min_ns);
+}
+
+/*
+ * Delivered while still LOST (its retransmission not sent yet): its round
+ * trip is known from its send time.
+ */
+TEST(spray_txwin_on_rto__spurious_before_resend)
+{
+	u64 d;
+
+	setup(0);
+	send_n(1, 1000);
+	d = spray_txwin_rto_deadline(&tw);
+	EXPECT_EQ(spray_txwin_on_rto(&tw, d, &ops, NULL), 1);
+	ack_echo(1, 0, 1000, 0, 1000 + 400000);
+	EXPECT_EQ(tw.spurious, 1);
+	EXPECT_EQ(tw.rto_floor_ns, 500000);
+}
+
+/*
+ * The retransmission's duplicate tells that the RTO was early without the
+ * round trip: twice the RTO; a retransmission that was needed (its own
+ * echo) changes nothing.
+ */
+TEST(spray_txwin_on_rto__duplicate_doubles_floor_real_loss_not)
+{
+	u64 d;
+
+	setup(0);
+	send_n(1, 1000);
+	d = spray_txwin_rto_deadline(&tw);
+	spray_txwin_on_rto(&tw, d, &ops, NULL);
+	spray_txwin_sent_retx(&tw, 0, 1, d);
+	/* the ACK of the first transmission echoes another psn */
+	ack_echo(1, 7, 0, 0, d + 50000);
+	EXPECT_EQ(tw.rto_floor_ns, 0);
+	/* then the retransmission arrives, a duplicate */
+	ack_echo(1, 0, d, 0, d + 60000);
+	EXPECT_EQ(tw.rto_floor_ns, 2 * 100000);
+	EXPECT_EQ(tw.rto_ns, 2 * 100000);
+
+	/* a real loss: the retransmission's echo is its own */
+	setup(0);
+	send_n(1, 1000);
+	d = spray_txwin_rto_deadline(&tw);
+	spray_txwin_on_rto(&tw, d, &ops, NULL);
+	spray_txwin_sent_retx(&tw, 0, 1, d);
+	ack_echo(1, 0, d, 0, d + 20000);
+	EXPECT_EQ(tw.rto_floor_ns, 0);
+	EXPECT_EQ(tw.rto_ns, cfg.rto_min_ns);
+}
+
 TEST(spray_txwin_on_rto__backoff_capped)
 {
 	u64 now = 1000;
