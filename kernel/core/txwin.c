@@ -278,7 +278,7 @@ static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt, u64 now_ns)
 	 */
 	if (tw->rto_floor_ns &&
 	    now_ns - tw->rto_spurious_ns > SPRAY_TX_RTO_FLOOR_HOLD_NS) {
-		tw->rto_floor_ns /= 2;
+		tw->rto_floor_ns -= tw->rto_floor_ns / 8;
 		if (tw->rto_floor_ns <= tw->cfg.rto_min_ns)
 			tw->rto_floor_ns = 0;
 		tw->rto_spurious_ns = now_ns;

@@ -25,7 +25,7 @@
 
 /*
  * A spurious RTO raises the RTO's floor (spray_txwin.rto_floor_ns); it
- * halves after this long without another.
+ * loses an eighth after each such time without another (half in about 5).
  */
 #define SPRAY_TX_RTO_FLOOR_HOLD_NS	1000000000ULL
 
@@ -178,10 +178,10 @@ struct spray_txack_sum {
  *	softirq work waits behind a busy CPU, a queue that filled at once),
  *	would fire again at the next such stall and resend packets by the
  *	dozen. Raised to 5/4 of the delayed packet's round trip when the
- *	echo shows it (RFC 3522), else to twice the RTO; halved after
- *	SPRAY_TX_RTO_FLOOR_HOLD_NS without a spurious RTO.
+ *	echo shows it (RFC 3522), else to twice the RTO; an eighth lower
+ *	after each SPRAY_TX_RTO_FLOOR_HOLD_NS without a spurious RTO.
  * @rto_spurious_ns: when the last spurious RTO was found (or the floor
- *	last halved).
+ *	last went down).
  * @backoff: RTO doublings since the last progress.
  * @reo_mult: multiplier of the RACK reorder window, doubled by a spurious
  *	retransmission (up to 64), halved after 4096 psns delivered without

@@ -453,12 +453,14 @@ static void ack_echo(u32 cum, u32 echo_psn, u64 ts, u32 hold, u64 now)
 /*
  * An RTO fired while nothing was lost: the echo of the first transmission
  * (RFC 3522) shows the round trip it took; the RTO's floor rises to 5/4
- * of it, stays while RTT samples are small, and halves after a second
- * without another spurious RTO, down to cfg.rto_min_ns.
+ * of it, stays while RTT samples are small, and loses an eighth after
+ * each second without another spurious RTO, down to cfg.rto_min_ns.
  */
 TEST(spray_txwin_on_rto__spurious_rto_raises_floor)
 {
-	u64 d;
+	u64 d, t;
+	u32 f;
+	int i;
 
 	setup(0);
 	send_n(2, 1000);
@@ -477,16 +479,25 @@ TEST(spray_txwin_on_rto__spurious_rto_raises_floor)
 	ack_echo(3, 2, 600000, 0, 610000);
 	EXPECT_EQ(tw.rto_floor_ns, 609000 * 5 / 4);
 	EXPECT(tw.rto_ns >= 609000 * 5 / 4);
-	/* a second later: halved; then again, below rto_min: gone */
-	send_n(1, 1520000000);
-	ack_echo(4, 3, 1520000000, 0, 1520010000);
-	EXPECT_EQ(tw.rto_floor_ns, 609000 * 5 / 8);
-	EXPECT(tw.rto_ns >= 609000 * 5 / 8);
-	send_n(1, 2530000000ULL);
-	ack_echo(5, 4, 2530000000ULL, 0, 2530010000ULL);
-	EXPECT_EQ(tw.rto_floor_ns, 609000 * 5 / 16);
-	send_n(1, 3540000000ULL);
-	ack_echo(6, 5, 3540000000ULL, 0, 3540010000ULL);
+	/*
+	 * Each second without a spurious RTO: an eighth lower, the RTO not
+	 * below it; below half after 6 s; gone once at rto_min
+	 */
+	f = 609000 * 5 / 4;
+	t = 610000;
+	for (i = 0; i < 30 && tw.rto_floor_ns; i++) {
+		t += 1010000000;
+		send_n(1, t);
+		ack_echo(tw.nxt, tw.nxt - 1, t, 0, t + 10000);
+		f -= f / 8;
+		if (f <= cfg.rto_min_ns)
+			f = 0;
+		EXPECT_EQ(tw.rto_floor_ns, f);
+		EXPECT(tw.rto_ns >= f);
+		if (i == 5)
+			EXPECT(f < 609000 * 5 / 8);
+	}
+	EXPECT(i > 10 && i < 20);	/* 16 steps from 761 us to 100 us */
 	EXPECT_EQ(tw.rto_floor_ns, 0);
 	EXPECT_EQ(tw.rto_ns, tw.srtt_ns + 4 * tw.rttvar_ns > cfg.rto_min_ns ?
 		  tw.srtt_ns + 4 * tw.rttvar_ns : cfg.rto_min_ns);
