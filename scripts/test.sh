@@ -189,7 +189,7 @@ done
 # under an hour: the step gets what is left of 55 minutes, the build (6 to
 # 10 minutes on two idle cores, instant when cached) at most all but 15 of
 # it; what does not fit is skipped, and says so.
-DEBUG_CI_TESTS="socket_test transfer_test reliability_test hostile_local stress_test netns.sh hostile.sh security.sh trace.sh tsq.sh module.sh netlink.sh"
+DEBUG_CI_TESTS="socket_test transfer_test reliability_test hostile_local stress_test netns.sh hostile.sh security.sh trace.sh tsq.sh trains.sh module.sh netlink.sh"
 left=$((55 * 60 - SECONDS))
 if [ $debug = 0 ] || [ $# -gt 0 ]; then
 	:
