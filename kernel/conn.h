@@ -427,8 +427,7 @@ bool spray_nack_allowed(struct spray_net *sn, const struct spray_addr *to,
 struct sk_buff *spray_nack_skb(struct spray_net *sn,
 			       const struct spray_addr *to, const struct in6_addr *saddr,
 			       const struct spray_pkt *in, u64 now);
-struct sk_buff *spray_closed_ack_skb(struct spray_net *sn,
-				     const struct spray_addr *to,
+struct sk_buff *spray_closed_ack_skb(const struct spray_addr *to,
 				     const struct in6_addr *saddr,
 				     const struct spray_pkt *in, u32 ack_cid,
 				     u32 cum);

@@ -844,8 +844,7 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
  * answering @in, a resent packet that had arrived before: every psn before
  * @cum arrived, no credit beyond it, no RTT sample.
  */
-struct sk_buff *spray_closed_ack_skb(struct spray_net *sn,
-				     const struct spray_addr *to,
+struct sk_buff *spray_closed_ack_skb(const struct spray_addr *to,
 				     const struct in6_addr *saddr,
 				     const struct spray_pkt *in, u32 ack_cid,
 				     u32 cum)

@@ -180,7 +180,7 @@ bool spray_tw_answer(struct spray_net *sn, const struct spray_pkt *p,
 
 	if (!spray_nack_allowed(sn, peer, now))
 		return true;
-	skb = spray_closed_ack_skb(sn, peer, &to->v6, p, ack_cid, cum);
+	skb = spray_closed_ack_skb(peer, &to->v6, p, ack_cid, cum);
 	if (skb) {
 		__skb_queue_tail(q, skb);
 		spray_mib_inc(sn, SPRAY_MIB_CLOSED_ACKS);

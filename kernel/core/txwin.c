@@ -270,12 +270,7 @@ static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt, u64 now_ns)
 		tw->rtt_max_ns = rtt;
 	else
 		tw->rtt_max_ns -= (tw->rtt_max_ns - rtt) / 64;
-	/*
-	 * Not capped by cfg.rto_max_ns: that bounds the backoff. A timeout
-	 * shorter than the path's RTT fires before any ACK can come, every
-	 * time (a fabric with deep queues or a long reach: RTTs above the
-	 * ceiling, as RFC 6298 forbids for TCP).
-	 */
+	/* the learnt floor loses an eighth per second without a spurious RTO */
 	if (tw->rto_floor_ns &&
 	    now_ns - tw->rto_spurious_ns > SPRAY_TX_RTO_FLOOR_HOLD_NS) {
 		tw->rto_floor_ns -= tw->rto_floor_ns / 8;
@@ -283,6 +278,12 @@ static void txw_rtt_sample(struct spray_txwin *tw, u32 rtt, u64 now_ns)
 			tw->rto_floor_ns = 0;
 		tw->rto_spurious_ns = now_ns;
 	}
+	/*
+	 * Not capped by cfg.rto_max_ns: that bounds the backoff. A timeout
+	 * shorter than the path's RTT fires before any ACK can come, every
+	 * time (a fabric with deep queues or a long reach: RTTs above the
+	 * ceiling, as RFC 6298 forbids for TCP).
+	 */
 	tw->rto_ns = (u32)clamp_t(u64, (u64)tw->srtt_ns + 4ULL * tw->rttvar_ns,
 				  txw_rto_floor(tw),
 				  max(tw->cfg.rto_max_ns, SPRAY_TXWIN_RTO_LIMIT_NS));
