@@ -569,8 +569,8 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 		if (rm->pages[i])
 			spray_page_free(rm->pages[i], 0);
 	for (i = 0; i < rm->nskbs; i++)
-		if (rm->skbs[i])
-			consume_skb(rm->skbs[i]);
+		if (rm->skbs[i].skb)
+			consume_skb(rm->skbs[i].skb);
 	kfree(rm->skbs);
 	if (rm->charge)
 		spray_rmem_uncharge(&ss->sk, rm->charge);
@@ -600,11 +600,11 @@ int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 		if (rm->skbs) {
 			/* not beyond the fragment */
 			i = off / rm->frag;
-			skb = rm->skbs[i];
+			skb = rm->skbs[i].skb;
 			n = min(n, min(rm->len, (i + 1) * rm->frag) - off);
 		}
 		if (skb) {
-			if (skb_copy_datagram_iter(skb, SPRAY_RX_CB(skb)->data_off +
+			if (skb_copy_datagram_iter(skb, rm->skbs[i].data_off +
 						   off - i * rm->frag, to, n))
 				return -EFAULT;
 			continue;

@@ -73,16 +73,6 @@ struct spray_skb_cb {
 
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
 
-/**
- * struct spray_rx_cb - a received skb kept in a message (&spray_rmsg.skbs)
- * @data_off: where its fragment's payload starts, from skb->data
- */
-struct spray_rx_cb {
-	u32		data_off;
-};
-
-#define SPRAY_RX_CB(skb)	((struct spray_rx_cb *)(skb)->cb)
-
 /* entropy values a message's history keeps (SPRAY_HIST_EVS of the uapi) */
 #define SPRAY_TMSG_HIST_EVS	4
 

@@ -507,22 +507,22 @@ static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
  * Can the skb of a DATA packet with @len bytes of payload (@seg on the
  * wire, with its header) be kept, and what does it hold beyond them? A
  * packet of a size worth keeping, whose skb holds not much more than it (a
- * small fragment in a page-sized buffer is copied). A train that arrived
- * whole (GSO) is kept packet by packet, each in a clone of it: a packet's
- * share of the train's memory, by its length (the short last fragment of
- * a message holds less than a full one), and the clone's own head, is
- * what it holds. Asked once per packet (spray_rcv_data()).
+ * small fragment in a page-sized buffer is copied), of an skb nobody else
+ * held when it came (@own). A train that arrived whole (GSO) is kept
+ * packet by packet, each holding a reference to it: a packet's share of
+ * the train's memory, by its length (the short last fragment of a message
+ * holds less than a full one), is what it holds. Asked once per packet
+ * (spray_rcv_data()).
  */
-static bool spray_rx_keepable(const struct sk_buff *skb, u32 len, u32 seg,
-			      u32 *extra)
+static bool spray_rx_keepable(const struct sk_buff *skb, bool own, u32 len,
+			      u32 seg, u32 *extra)
 {
 	u32 size = skb->truesize;
 
-	if (skb_shared(skb) || len < SPRAY_KEEP_MIN)
+	if (!own || len < SPRAY_KEEP_MIN)
 		return false;
 	if (skb_is_gso(skb))
-		size = div_u64((u64)size * min(seg, skb->len), skb->len) +
-		       SKB_DATA_ALIGN(sizeof(struct sk_buff));
+		size = div_u64((u64)size * min(seg, skb->len), skb->len);
 	if (size > 2 * len)
 		return false;
 	*extra = size > len ? size - len : 0;
@@ -546,14 +546,15 @@ static void spray_rx_learn_extra(struct spray_sock *ss, u32 extra)
 }
 
 /*
- * Keep @skb as it is (or a clone of it, for one packet of a train) for
- * the fragment at @off of @rm instead of copying its payload (at
- * @data_off from skb->data): recvmsg() copies it once, into the user's
- * buffer. Kept when it can be (spray_rx_keepable() said so, and that it
- * holds @extra beyond the payload), the fragment lies on the message's
- * grid, and @extra fits what the message's admission
- * reserved for it (&spray_rmsg.extra_left): the receive buffer's charge
- * and the credit stay what they were promised. The skb loses what ties it
+ * Keep a reference to @skb (the packets of a train share it, each with a
+ * reference of its own: no clone, no allocation per packet) for the
+ * fragment at @off of @rm instead of copying its payload (at @data_off
+ * from skb->data): recvmsg() copies it once, into the user's buffer.
+ * Kept when it can be (spray_rx_keepable() said so, and that it holds
+ * @extra beyond the payload), the fragment lies on the message's grid,
+ * and @extra fits what the message's admission reserved for it
+ * (&spray_rmsg.extra_left): the receive buffer's charge and the credit
+ * stay what they were promised. The skb loses what ties it
  * to the way it came (route, conntrack).
  *
  * Return: true if kept (the caller still drops its own reference).
@@ -579,22 +580,15 @@ static bool spray_rmsg_keep(struct spray_rmsg *rm, struct sk_buff *skb,
 		rm->extra_left -= arr;
 	}
 	if (extra > rm->extra_left || WARN_ON_ONCE(i >= rm->nskbs ||
-						   rm->skbs[i]))
+						   rm->skbs[i].skb))
 		return false;
+	/* the first packet kept of it; no-ops for the rest of a train */
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	nf_reset_ct(skb);
-	if (skb_is_gso(skb)) {
-		/* one packet of a train: its own clone, the data shared */
-		skb = skb_clone(skb, GFP_ATOMIC);
-		if (!skb)
-			return false;
-	} else {
-		skb_get(skb);
-	}
 	rm->extra_left -= extra;
-	SPRAY_RX_CB(skb)->data_off = data_off;
-	rm->skbs[i] = skb;
+	rm->skbs[i].skb = skb_get(skb);
+	rm->skbs[i].data_off = data_off;
 	return true;
 }
 
@@ -699,9 +693,10 @@ static void spray_rx_accepted(struct spray_conn *c, const struct spray_pkt *p,
 
 /* Return: SKB_NOT_DROPPED_YET if the packet was used, else why not. */
 static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
-					   struct sk_buff *skb, u32 off,
-					   const struct spray_pkt *p, bool ce,
-					   u64 now, struct sk_buff_head *q)
+					   struct sk_buff *skb, bool own,
+					   u32 off, const struct spray_pkt *p,
+					   bool ce, u64 now,
+					   struct sk_buff_head *q)
 {
 	struct spray_net *sn = spray_conn_net(c);
 	bool admitted, keep, copied = false;
@@ -731,7 +726,7 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 	if (!list_empty(&c->ss->rx_waiting) || !list_empty(&c->ss->rx_turned))
 		spray_rx_turns(c->ss, now, q);
 	admitted = c->rx_left_msgs;
-	keep = spray_rx_keepable(skb, p->data.frag_len,
+	keep = spray_rx_keepable(skb, own, p->data.frag_len,
 				 p->hdr_len + p->data.frag_len, &extra);
 	if (keep)
 		spray_rx_learn_extra(c->ss, extra);
@@ -951,7 +946,7 @@ static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
  * packet was used, else the kernel's reason for dropping it.
  */
 static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
-					     struct sk_buff *skb,
+					     struct sk_buff *skb, bool own,
 					     u32 off, const struct spray_pkt *p,
 					     const struct spray_addr *peer,
 					     const struct spray_addr *to,
@@ -1012,7 +1007,7 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 
 	switch (p->type) {
 	case SPRAY_T_DATA:
-		drop = spray_rcv_data(c, skb, off, p, ce, now, q);
+		drop = spray_rcv_data(c, skb, own, off, p, ce, now, q);
 		/*
 		 * Before the ACK: its grant counts the active senders. The
 		 * ACK and NACKs come after the train (spray_rx_batch_end()).
@@ -1064,6 +1059,9 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
  * struct spray_rx_batch - the packets of one skb, taken together
  * @ss: the socket whose lock is held, for the skb's next packets
  * @c: the connection whose DATA packets wait for their answers
+ * @own: nobody else held the skb when it came (not skb_shared()): its
+ *	packets may be kept in it (spray_rmsg_keep()), each taking a
+ *	reference, after which skb_shared() no longer tells
  *
  * A train's packets are most often one connection's: its ACK and NACK
  * decisions and its timer are made once, after the last of them (or when
@@ -1073,6 +1071,7 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 struct spray_rx_batch {
 	struct spray_sock	*ss;
 	struct spray_conn	*c;
+	bool			own;
 };
 
 /* Answer the DATA packets taken for the batch's connection, arm its timer. */
@@ -1168,7 +1167,8 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		__release(&ss->lock);
 		b->ss = ss;
 	}
-	drop = spray_rcv_locked(ss, skb, off, &p, &peer, to, ce, now, q, &c);
+	drop = spray_rcv_locked(ss, skb, b->own, off, &p, &peer, to, ce, now,
+				q, &c);
 	if (!c)
 		return drop;
 	if (p.type != SPRAY_T_DATA) {
@@ -1215,6 +1215,8 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 	u32 off, len;
 
 	__skb_queue_head_init(&q);
+	/* nobody else holds it: its packets may be kept in it */
+	b.own = !skb_shared(skb);
 	/* an empty datagram: shorter than any header */
 	if (!skb->len)
 		drop = spray_drop(sn, SPRAY_DROP_SHORT);

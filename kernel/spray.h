@@ -364,6 +364,16 @@ struct spray_sock {
 };
 
 /**
+ * struct spray_rx_frag - a fragment of a received message kept in its skb
+ * @skb: a reference to the skb (NULL: not kept)
+ * @data_off: where the fragment's payload starts, from skb->data
+ */
+struct spray_rx_frag {
+	struct sk_buff	*skb;
+	u32		data_off;
+};
+
+/**
  * struct spray_rmsg - a message being received, or received
  * @node: in &spray_conn.rmsgs while partial, &spray_sock.rxq when complete
  * @msg_id: the sender's message number
@@ -382,8 +392,9 @@ struct spray_sock {
  *	fragments copied (those not in @skbs)
  * @nskbs: entries in @skbs (fragments of the grid)
  * @skbs: the received skbs kept as they are, fragment i's in entry i
- *	(payload at SPRAY_RX_CB(skb)->data_off), NULL for a fragment not
- *	yet received or copied into @pages; NULL until one is kept
+ *	(a reference to its skb: the packets of a train share one), with
+ *	no skb for a fragment not yet received or copied into @pages; NULL
+ *	until one is kept
  * @charge: what it costs the receive buffer (sk_rmem_alloc): its pages,
  *	reserved when it is admitted, and its metadata
  * @extra_left: what is left of the reservation for the skbs it keeps
@@ -407,7 +418,7 @@ struct spray_rmsg {
 	u32			npages;
 	struct page		**pages;
 	u32			nskbs;
-	struct sk_buff		**skbs;
+	struct spray_rx_frag	*skbs;
 	u32			charge;
 	u32			extra_left;
 	u32			pkts_left;
@@ -439,7 +450,7 @@ struct spray_rmsg {
  */
 #define SPRAY_KEEP_MIN		512
 /* a kept skb's place in its message's array: kmalloc at most doubles it */
-#define SPRAY_RX_SLOT		(2 * sizeof(struct sk_buff *))
+#define SPRAY_RX_SLOT		(2 * sizeof(struct spray_rx_frag))
 
 /* &spray_sock.flags */
 #define SPRAY_SS_GONE		0	/* orphan torn down (work or netns exit) */
