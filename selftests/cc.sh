@@ -12,7 +12,10 @@
 #    the same incast with congestion control off, for contrast (drops);
 # 2. one flow alone reaches >= 90% of the bottleneck;
 # 3. a ping across the bottleneck while AF_SPRAY runs: its queueing delay
-#    (p99 RTT minus the idle path's p99 RTT) within twice the AQM target;
+#    (its RTT quantile minus that of a ping beside the bottleneck, from the
+#    same sender to the switch, in the same seconds) at most the AQM target
+#    at the median (no standing queue) and twice the target at p90; the
+#    same figures beside the reference TCP flow are printed for contrast;
 # 4. two AF_SPRAY flows share fairly (Jain >= 0.9), and beside a TCP flow
 #    neither starves (each >= 20% of the bottleneck);
 # 5. over a long path (250 ms RTT) the peer's BDP is learned: sprayctl
@@ -168,23 +171,41 @@ for s in "$r" "${S[@]}"; do ip netns exec "$s" "$SC" set cc-mode both; done
 
 # 2 + 3. One flow alone, with a ping across the bottleneck from an idle
 # sender once the queue is in use.
-pings() {	# pings NS COUNT: RTTs in ms of COUNT pings at 20 ms intervals
-	ip netns exec "$1" ping -n -i 0.02 -c "$2" -W 1 $R_ADDR >"$T/ping.out" 2>&1
-	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$T/ping.out" >"$T/ping"
-	[ -s "$T/ping" ] || sed 's/^/# ping: /' "$T/ping.out" | head -5
+# pings NS DST COUNT OUT: RTTs in ms of COUNT pings at 10 ms intervals
+pings() {
+	ip netns exec "$1" ping -n -i 0.01 -c "$3" -W 1 "$2" >"$4.out" 2>&1
+	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$4.out" >"$4"
+	[ -s "$4" ] || sed 's/^/# ping: /' "$4.out" | head -5
 }
-quantiles() {	# quantiles FILE: "count p50 p99" of the numbers in FILE
-	python3 -c '
+# The queueing delay a ping sees across the bottleneck is its RTT less what
+# the same sender's ping to the switch (beside the bottleneck, not through
+# it) sees in the same seconds: the emulator's stalls (a vCPU descheduled on
+# a busy host, a late timer) lengthen both. A few stalls make the p99 of
+# either (the 3rd slowest of 240) what they were, not the queue: the
+# median and p90 are asserted, the p99 printed. On a busy host one AF_SPRAY
+# flow measured p50 0.1-3.5 ms, p90 0.4-7.0 ms, p99 -0.4-10.4 ms; TCP
+# (ECN, the same bottleneck) p50 6.7-13.5 ms, p90 19-23 ms, p99 63-92 ms.
+# pings_pair NS COUNT: sets n and qd50 qd90 qd99, ms (across - beside)
+pings_pair() {
+	pings "$1" 10.3.2.254 "$2" "$T/ref" &
+	local rpid=$!
+	pings "$1" $R_ADDR "$2" "$T/ping"
+	wait $rpid
+	set -- $(python3 -c '
 import sys
-v = sorted(float(x) for x in open(sys.argv[1]))
-q = lambda f: v[min(len(v) - 1, int(f * len(v)))] if v else 0
-print(len(v), q(0.5), q(0.99))' "$1"
+def q(f, none):	# no replies: across counts as 999 ms, beside as 0
+    v = sorted(float(x) for x in open(f))
+    return [v[min(len(v) - 1, int(p * len(v)))] if v else none
+            for p in (0.5, 0.9, 0.99)], len(v)
+a, n = q(sys.argv[1], 999)
+b, _ = q(sys.argv[2], 0)
+print(n, *("%.1f" % (x - y) for x, y in zip(a, b)))' "$T/ping" "$T/ref")
+	n=${1:-0} qd50=${2:-999} qd90=${3:-999} qd99=${4:-999}
 }
-# the RTT of the idle path: what a ping sees without a queue
-pings "${S[2]}" 50
-set -- $(quantiles "$T/ping")
-base_p50=${2:-0} base_p99=${3:-0}
-echo "# idle bottleneck: ping p50 $base_p50 ms, p99 $base_p99 ms"
+qd() { echo "p50 $qd50 ms, p90 $qd90 ms, p99 $qd99 ms"; }
+# the idle path, for the record: what a ping sees without a queue
+pings_pair "${S[2]}" 100
+echo "# idle bottleneck: ping queueing delay $(qd)"
 sent_since() { set -- $(spray_lib_bottleneck_stats); [ $(($1 - base)) -ge "$want" ]; }
 one_flow() {
 	set -- $(spray_lib_bottleneck_stats); base=$1; want=300
@@ -192,28 +213,35 @@ one_flow() {
 	senders_run 1 48 65536 &
 	spid=$!
 	spray_lib_busywait 30000 sent_since
-	pings "${S[2]}" 120
+	pings_pair "${S[2]}" 240
 	wait $spid
 	rc=$?
 	wait $SINK
 	src=$?
 	BPS=$(total bps)
-	set -- $(quantiles "$T/ping")
-	n=${1:-0} p50=${2:-} p99=${3:-999}
-	# the idle path's own tail (the emulator's stalls) is not queueing
-	qd99=$(python3 -c "print('%.1f' % ($p99 - $base_p99))")
 	echo "# one flow: goodput $(ratio "$BPS" "$CAP") of the bottleneck;" \
-	     "ping across it: $n replies, p50 $p50 ms, p99 $p99 ms (AQM target $TARGET_MS ms)"
+	     "ping across it: $n replies, queueing delay $(qd) (AQM target $TARGET_MS ms)"
 	[ $rc -eq 0 ] && [ $src -eq 0 ] && ge "$BPS" "0.90 * $REF" &&
-		[ "$n" -ge 110 ] && ge "2 * $TARGET_MS" "$qd99"
+		[ "$n" -ge 220 ] && ge "$TARGET_MS" "$qd50" &&
+		ge "2 * $TARGET_MS" "$qd90"
 }
 one_flow || slow || { echo "# one flow: again"; one_flow; }
 spray_lib_check "one flow completes" [ $rc -eq 0 ] && [ $src -eq 0 ]
 spray_lib_check_speed "one flow alone: goodput >= 90% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
 	ge "$BPS" "0.90 * $REF"
-spray_lib_check "ping across the bottleneck: at least 110 of 120 replies ($n)" [ "$n" -ge 110 ]
-spray_lib_check_speed "queueing delay seen by ping (p99 - idle p99): $qd99 ms <= 2 x AQM target" \
-	ge "2 * $TARGET_MS" "$qd99"
+spray_lib_check "ping across the bottleneck: at least 220 of 240 replies ($n)" [ "$n" -ge 220 ]
+spray_lib_check_speed "ping's queueing delay, median: $qd50 ms <= the AQM target" \
+	ge "$TARGET_MS" "$qd50"
+spray_lib_check_speed "ping's queueing delay, p90: $qd90 ms <= 2 x the AQM target" \
+	ge "2 * $TARGET_MS" "$qd90"
+# the same ping beside a TCP flow (ECN) through the same bottleneck, for
+# contrast: printed, not asserted
+set -- $(spray_lib_bottleneck_stats); base=$1; want=300
+tcp_flow 5 bg
+spray_lib_busywait 30000 sent_since
+pings_pair "${S[2]}" 240
+wait $TCP_PIDS
+echo "# beside one TCP flow: ping's queueing delay $(qd)"
 
 # 4. Two AF_SPRAY flows share fairly.
 sink_start $((2 * 32 * 65536))
