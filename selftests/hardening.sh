@@ -440,7 +440,7 @@ if want 4; then
 	spray_lib_check "syn: their memory is bounded: slab +$grow KiB <= $((MAX_CONNS * 12 * MEMX)) KiB" \
 		[ "$grow" -le $((MAX_CONNS * 12 * MEMX)) ]
 	spray_lib_check "syn: the real transfer ran while the socket filled up" [ $running = 1 ]
-	spray_lib_busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
+	spray_lib_busywait 120000 send_done
 	spray_lib_check "syn: real transfer acknowledged beside $MAX_CONNS spoofed connections ($(cat "$tmp/send.log"))" send_stop
 	# (its connections go with the receiver's socket)
 	spray_lib_check "syn: receiver got every message once and intact ($(grep -o 'received.*' "$RLOG"))" recv_stop
@@ -582,7 +582,7 @@ if want 9; then
 	b=$(stat "$h1" drop-stale)
 	lost0=$(h1_lost)
 	flood_start ackcid "$h2" -d 10.0.1.1 -P 7001 -S 7000 ackcid
-	spray_lib_busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
+	spray_lib_busywait 120000 send_done
 	spray_lib_check "ackcid: the flood ran throughout the transfer" eval 'kill -0 $FPID_ackcid'
 	flood_stop ackcid
 	spray_lib_check "ackcid: real transfer acknowledged under the flood ($(cat "$tmp/send.log"))" send_stop
@@ -602,7 +602,7 @@ if want 10; then
 		spray_lib_check "unload during traffic: refused" spray_lib_not rmmod spray 2>/dev/null
 		spray_lib_check "unload during traffic: module still loaded" spray_lib_module_loaded
 		spray_lib_check "unload during traffic: the transfer was running" spray_lib_not send_done
-		spray_lib_busywait $((120000 * ${SPRAY_TIMEOUT_MULT:-1})) send_done
+		spray_lib_busywait 120000 send_done
 		spray_lib_check "unload during traffic: transfer acknowledged" send_stop
 		spray_lib_check "unload during traffic: every message once and intact" recv_stop
 		for h in "${HOLDS[@]}"; do unhold "$h"; done

@@ -109,7 +109,7 @@ ip netns exec "${NS[0]}" timeout $((240 * M)) fi_pingpong -p spray -e rdm -S all
 	>"$tmp/pp-srv" 2>&1 &
 srv=$!
 PIDS+=($srv)
-if spray_lib_busywait $((10000 * M)) sh -c "ip netns exec ${NS[0]} ss -ltn | grep -q :47592"; then
+if spray_lib_busywait 10000 sh -c "ip netns exec ${NS[0]} ss -ltn | grep -q :47592"; then
 	ip netns exec "${NS[1]}" timeout $((240 * M)) fi_pingpong -p spray -e rdm -S all -I 5 \
 		10.0.0.1 >"$tmp/pp-cli" 2>&1
 	rc=$?
@@ -131,7 +131,7 @@ fi
 ip netns exec "${NS[0]}" timeout $((60 * M)) fi_pingpong -p spray -e rdm -S 1048576 -I 20 -c \
 	>"$tmp/pp-srv" 2>&1 &
 srv=$!
-spray_lib_busywait $((10000 * M)) sh -c "ip netns exec ${NS[0]} ss -ltn | grep -q :47592"
+spray_lib_busywait 10000 sh -c "ip netns exec ${NS[0]} ss -ltn | grep -q :47592"
 ip netns exec "${NS[1]}" timeout $((60 * M)) fi_pingpong -p spray -e rdm -S 1048576 -I 20 -c \
 	10.0.0.1 >"$tmp/pp-cli" 2>&1
 rc=$?
@@ -209,7 +209,7 @@ timeout $((300 * M)) "${MPICMD[@]}" "$LF/spray_mpi_test" loop 1048576 600 \
 	>"$tmp/loss" 2>&1 &
 job=$!
 PIDS+=($job)
-if spray_lib_busywait $((60000 * M)) grep -q "^iteration 10$" "$tmp/loss"; then
+if spray_lib_busywait 60000 grep -q "^iteration 10$" "$tmp/loss"; then
 	ip -n "$TOPO_SW" link set v3 down
 	t0=$SECONDS
 	wait $job

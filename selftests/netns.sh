@@ -59,7 +59,7 @@ spray_lib_check "  and left 4797" spray_lib_not udp_bound "$ns2" 4797
 spray_lib_check "300 messages over UDP port 5555" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6003
 ip netns exec "$ns2" python3 -c 'import signal, socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 6666)); signal.pause()' &
 squatter=$!
-spray_lib_busywait 5000 udp_bound "$ns2" 6666
+spray_lib_check "another program holds UDP port 6666" spray_lib_busywait 10000 udp_bound "$ns2" 6666
 spray_lib_check "udp-port taken by another program: refused" spray_lib_not ip netns exec "$ns2" "$SC" set udp-port 6666
 KEY=udp-port
 spray_lib_check "  and the setting is unchanged" [ "$(ip netns exec "$ns2" "$SC" -t show | awk -F'\t' '$1 == "udp-port" { print $2 }')" = 5555 ]
