@@ -10,11 +10,15 @@
 #   scripts/debug-kernel.sh             build, or reuse the cached build; print
 #                                       the release and the paths
 #   scripts/debug-kernel.sh --release   print only the release (builds if needed)
-#   scripts/debug-kernel.sh --test [-o OUTDIR] [-x TEST]... [TEST...]
+#   scripts/debug-kernel.sh --build     build (or reuse) the kernel and spray.ko
+#                                       for it (W=1); print the release
+#   scripts/debug-kernel.sh --test [-n] [-o OUTDIR] [-x TEST]... [TEST...]
 #                                       make test-debug: build the kernel, spray.ko
 #                                       (W=1) and the selftests, run the selftests
 #                                       (all, or TEST..., minus -x TEST) on it in
-#                                       the VM, then the kmemleak check
+#                                       the VM, then the kmemleak check; -n: no
+#                                       build, --build and the selftests' were
+#                                       done (two such runs may share them)
 #   scripts/debug-kernel.sh --in-vm [TEST...]
 #                                       (inside the VM, what --test runs there)
 #
@@ -333,12 +337,17 @@ in_vm() {
 	[ "$rc" -eq 0 ] && [ "$f" -eq 0 ]
 }
 
+build_module() {	# spray.ko for the debug kernel, W=1
+	make -C "$top" --no-print-directory KVER="$REL" KDIR="$OBJ" W=1 module
+}
+
 # ---- on the host: make test-debug
 test_debug() {
 	local out=$top/build/results-debug skip=() tests=() keep=() rc t0 o
-	local OPTIND=1
-	while getopts "o:x:" o; do
+	local OPTIND=1 nobuild=0
+	while getopts "no:x:" o; do
 		case $o in
+		n) nobuild=1 ;;
 		o) out=$OPTARG ;;
 		x) skip+=("$OPTARG") ;;
 		*) return 2 ;;
@@ -361,13 +370,18 @@ MK
 		tests=("${keep[@]}")
 	fi
 	identify
-	build
-	cd "$top"
-	if ! make --no-print-directory KVER="$REL" KDIR="$OBJ" W=1 module ||
-	   ! make --no-print-directory tools selftests; then
-		echo "0 passed, 1 failed (build of spray.ko for $REL or of the selftests)"
+	if [ $nobuild = 0 ]; then
+		build
+		cd "$top"
+		if ! build_module || ! make --no-print-directory tools selftests; then
+			echo "0 passed, 1 failed (build of spray.ko for $REL or of the selftests)"
+			return 1
+		fi
+	elif [ ! -f "$OBJ/.spray-done" ]; then
+		echo "0 passed, 1 failed (-n: no debug kernel $REL built)"
 		return 1
 	fi
+	cd "$top"
 	rm -rf "$out"
 	mkdir -p "$out"
 	t0=$SECONDS
@@ -412,6 +426,12 @@ case "${1:-}" in
 --release)
 	identify
 	build
+	echo "$REL"
+	;;
+--build)
+	identify
+	build
+	build_module >&2 || die "build of spray.ko for $REL failed"
 	echo "$REL"
 	;;
 "")

@@ -6,11 +6,12 @@
 #   3. run the userspace unit tests (ASan + UBSan; the module's core and
 #      the libfabric provider's matching) and the fuzz harnesses
 #      (libFuzzer, a short bounded run each) on the host,
-#   4. boot each kernel of the matrix in QEMU (as many at once as there are
-#      host CPUs) and run the selftests there,
+#   4. boot each kernel of the matrix in QEMU and run the selftests there,
 #   5. build (or reuse) the debug kernel (KASAN, lockdep, kmemleak; scripts/
-#      debug-kernel.sh) and run its CI subset there, then a kmemleak check,
-#      when the hour allows (Documentation/networking/spray-debug.rst).
+#      debug-kernel.sh) and run its CI subset there in two VMs, each with a
+#      kmemleak check, when the hour allows (Documentation/networking/
+#      spray-debug.rst); the VMs of 4 and 5 run as many at once as there
+#      are host CPUs.
 # Ends with "N passed, N failed"; exits non-zero on any failure.
 #
 #   scripts/test.sh [-k KVER]... [-D] [TEST...]
@@ -154,20 +155,84 @@ vm_suite() {
 	fi
 }
 
-# The kernels' VMs run at once, one per host CPU (single-threaded TCG keeps
-# a guest on one host thread), each with its totals in its own files.
-vm_job() {	# vm_job KVER TEST...
+# 5. The debug kernel (KASAN, lockdep, kmemleak; scripts/debug-kernel.sh)
+# runs its CI subset, the selftests of function, not of speed
+# (hardening.sh, cc.sh, multipath.sh and collectives.sh take 20 to 60
+# minutes there: make test-debug runs them all), in two VMs of about 16
+# minutes each, queued behind the matrix's. The whole of CI must stay under
+# an hour: its build (6 to 10 minutes on two idle cores, instant when
+# cached) gets what is left of 55 minutes less the 38 the VMs need; a part
+# that would start with less than 17 minutes left is skipped. What does not
+# fit says so; make test-debug runs it.
+# shellcheck disable=SC2034 # read through ${!tests} in debug_suite
+DEBUG_CI_1="socket_test transfer_test reliability_test stress_test security.sh tsq.sh trains.sh"
+# shellcheck disable=SC2034
+DEBUG_CI_2="hostile_local netns.sh hostile.sh trace.sh module.sh netlink.sh"
+vms=("${kvers[@]}")
+left=$((55 * 60 - SECONDS - 38 * 60))
+if [ $debug = 0 ] || [ $# -gt 0 ]; then
+	:
+elif [ $left -lt 60 ]; then
+	echo "ok - debug kernel # SKIP $(((left + 38 * 60) / 60)) minutes left of the hour: make test-debug runs it"
+	skipped=$((skipped + 1))
+elif DEBUG_REL=$(timeout $left scripts/debug-kernel.sh --build 2>"$results/debug-kernel.log"); rc=$?; [ $rc -ne 0 ]; then
+	tail -n 5 "$results/debug-kernel.log"
+	if [ $rc -eq 124 ]; then
+		echo "ok - debug kernel # SKIP its build did not finish in $((left / 60)) minutes: make test-debug runs it"
+		skipped=$((skipped + 1))
+	else
+		echo "not ok - debug kernel build (log: $results/debug-kernel.log)"
+		failed=$((failed + 1))
+		fail_logs+=("$results/debug-kernel.log")
+	fi
+else
+	DEBUG_REL=${DEBUG_REL##*$'\n'}	# the last line: the release
+	vms+=(debug-1 debug-2)
+fi
+
+# debug_suite N: part N of the debug kernel's CI subset; counts it
+debug_suite() {
+	local out=$results/vm-debug-$1 tests rc left
+	tests=DEBUG_CI_$1
+	left=$((55 * 60 - SECONDS))
+	echo "# ==== VM debug kernel $DEBUG_REL, part $1: ${!tests}"
+	if [ $left -lt $((17 * 60)) ]; then
+		echo "ok - debug kernel, part $1 # SKIP $((left / 60)) minutes left of the hour: make test-debug runs it"
+		skipped=$((skipped + 1))
+		return
+	fi
+	# shellcheck disable=SC2086
+	SPRAY_STRESS_SECS=60 SPRAY_DEBUG_VM_TIMEOUT=$left \
+		scripts/debug-kernel.sh --test -n -o "$out" ${!tests} >"$out.log" 2>&1
+	rc=$?
+	grep -E "^(ok|not ok|#) " "$out.log" | grep -v "^#  "
+	if [ -f "$out/summary" ]; then
+		count_tap "$out"/*.tap
+	else
+		tail -n 5 "$out.log"
+		echo "not ok - debug kernel VM, part $1, produced no results"
+		failed=$((failed + 1))
+	fi
+	[ $rc -eq 0 ] || fail_logs+=("$out.log")
+}
+
+# The VMs run at once, one per host CPU (single-threaded TCG keeps a guest
+# on one host thread), each with its totals in its own files.
+vm_job() {	# vm_job KVER|debug-N TEST...
 	local k=$1; shift
 	passed=0 failed=0 skipped=0 fail_logs=()
-	echo "# ==== VM $k"
-	vm_suite "$k" "$results/vm-$k" "$@"
+	case $k in
+	debug-*) debug_suite "${k#debug-}" ;;
+	*)	echo "# ==== VM $k"
+		vm_suite "$k" "$results/vm-$k" "$@" ;;
+	esac
 	echo "$passed $failed $skipped" >"$results/vm-$k.counts"
 	printf '%s\n' "${fail_logs[@]}" >"$results/vm-$k.fail-logs"
 }
 slots=$(nproc)
 n=0
-echo "# VMs of ${kvers[*]}, $slots at a time (build/results/vm-KVER.report)"
-for k in "${kvers[@]}"; do
+echo "# VMs of ${vms[*]}, $slots at a time (build/results/vm-*.report)"
+for k in "${vms[@]}"; do
 	if [ $n -ge "$slots" ]; then
 		wait -n
 		n=$((n - 1))
@@ -176,52 +241,12 @@ for k in "${kvers[@]}"; do
 	n=$((n + 1))
 done
 wait
-for k in "${kvers[@]}"; do
+for k in "${vms[@]}"; do
 	cat "$results/vm-$k.report"
 	read -r p f s <"$results/vm-$k.counts" || { p=0; f=1; s=0; echo "not ok - VM $k: no totals"; }
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	mapfile -t -O ${#fail_logs[@]} fail_logs < <(grep . "$results/vm-$k.fail-logs")
 done
-
-# 5. The debug kernel's CI subset: the selftests of function, not of speed
-# (hardening.sh, cc.sh, multipath.sh and collectives.sh take 20 to 60
-# minutes there: make test-debug runs them all). The whole of CI must stay
-# under an hour: the step gets what is left of 55 minutes, the build (6 to
-# 10 minutes on two idle cores, instant when cached) at most all but 15 of
-# it; what does not fit is skipped, and says so.
-DEBUG_CI_TESTS="socket_test transfer_test reliability_test hostile_local stress_test netns.sh hostile.sh security.sh trace.sh tsq.sh trains.sh module.sh netlink.sh"
-left=$((55 * 60 - SECONDS))
-if [ $debug = 0 ] || [ $# -gt 0 ]; then
-	:
-elif [ $left -lt $((25 * 60)) ]; then
-	echo "ok - debug kernel # SKIP $((left / 60)) minutes left of the hour: make test-debug runs it"
-	skipped=$((skipped + 1))
-elif timeout $((left - 15 * 60)) scripts/debug-kernel.sh >"$results/debug-kernel.log" 2>&1; rc=$?; [ $rc -ne 0 ]; then
-	tail -n 5 "$results/debug-kernel.log"
-	if [ $rc -eq 124 ]; then
-		echo "ok - debug kernel # SKIP its build did not finish in $(((left - 15 * 60) / 60)) minutes: make test-debug runs it"
-		skipped=$((skipped + 1))
-	else
-		echo "not ok - debug kernel build (log: $results/debug-kernel.log)"
-		failed=$((failed + 1))
-	fi
-else
-	echo "# ==== VM debug kernel $(scripts/debug-kernel.sh --release 2>/dev/null): $DEBUG_CI_TESTS"
-	left=$((55 * 60 - SECONDS))
-	# shellcheck disable=SC2086
-	SPRAY_STRESS_SECS=60 SPRAY_DEBUG_VM_TIMEOUT=$left scripts/debug-kernel.sh --test -o "$results/vm-debug" \
-		$DEBUG_CI_TESTS >"$results/vm-debug.log" 2>&1
-	rc=$?
-	grep -E "^(ok|not ok|#) " "$results/vm-debug.log" | grep -v "^#  "
-	if [ -f "$results/vm-debug/summary" ]; then
-		count_tap "$results/vm-debug"/*.tap
-	else
-		tail -n 5 "$results/vm-debug.log"
-		echo "not ok - debug kernel VM produced no results"
-		failed=$((failed + 1))
-	fi
-	[ $rc -eq 0 ] || fail_logs+=("$results/vm-debug.log")
-fi
 
 for l in "${fail_logs[@]}"; do
 	echo "# log of a failure: $l"
