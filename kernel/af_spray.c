@@ -451,12 +451,12 @@ static int spray_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	for (;;) {
 		DEFINE_WAIT_FUNC(wait, spray_reader_wake);
 
-		spin_lock_bh(&ss->lock);
+		spin_lock_bh(&ss->rxq_lock);
 		rm = list_first_entry_or_null(&ss->rxq, struct spray_rmsg,
 					      node);
 		if (rm && !(flags & MSG_PEEK))
 			list_del_init(&rm->node);
-		spin_unlock_bh(&ss->lock);
+		spin_unlock_bh(&ss->rxq_lock);
 		if (rm)
 			break;
 		err = sock_error(sk);
@@ -513,10 +513,10 @@ static int spray_ioctl(struct socket *sock, unsigned int cmd,
 		val = READ_ONCE(ss->tx_bytes);
 		break;
 	case SIOCINQ:
-		spin_lock_bh(&ss->lock);
+		spin_lock_bh(&ss->rxq_lock);
 		rm = list_first_entry_or_null(&ss->rxq, struct spray_rmsg, node);
 		val = rm ? rm->len : 0;
-		spin_unlock_bh(&ss->lock);
+		spin_unlock_bh(&ss->rxq_lock);
 		break;
 	default:
 		return -ENOIOCTLCMD;
@@ -674,6 +674,7 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	INIT_HLIST_NODE(&ss->bind_node);
 	spin_lock_init(&ss->lock);
 	INIT_LIST_HEAD(&ss->rxq);
+	spin_lock_init(&ss->rxq_lock);
 	INIT_LIST_HEAD(&ss->errq);
 	INIT_LIST_HEAD(&ss->failing);
 	INIT_LIST_HEAD(&ss->rconns);

@@ -1324,7 +1324,9 @@ int spray_sock_set_ordered(struct spray_sock *ss, bool ordered)
 					spray_rmsg_free(ss, rm);
 					continue;
 				}
+				spin_lock(&ss->rxq_lock);
 				list_move_tail(&rm->node, &ss->rxq);
+				spin_unlock(&ss->rxq_lock);
 				ready = true;
 			}
 		}
@@ -1415,11 +1417,15 @@ unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop)
 	struct spray_conn *c;
 	struct sk_buff_head q;
 	unsigned int i, n;
+	LIST_HEAD(rxq);
 
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
 	ss->closing = true;
-	list_for_each_entry_safe(rm, tmp, &ss->rxq, node)
+	spin_lock(&ss->rxq_lock);
+	list_splice_init(&ss->rxq, &rxq);
+	spin_unlock(&ss->rxq_lock);
+	list_for_each_entry_safe(rm, tmp, &rxq, node)
 		spray_rmsg_free(ss, rm);
 	list_for_each_entry_safe(m, mtmp, &ss->errq, node) {
 		list_del(&m->node);

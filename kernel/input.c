@@ -165,7 +165,9 @@ static void spray_rx_ordered_push(struct spray_conn *c, struct spray_rmsg *rm)
 			spray_rmsg_free(ss, pos);
 			continue;
 		}
+		spin_lock(&ss->rxq_lock);
 		list_move_tail(&pos->node, &ss->rxq);
+		spin_unlock(&ss->rxq_lock);
 		ss->rx_wake = true;
 	}
 }
@@ -180,7 +182,9 @@ static void spray_rx_complete(struct spray_conn *c, struct spray_rmsg *rm)
 	spray_rmsg_unlink_left(c, rm);
 	list_del(&rm->node);
 	if (!ss->ordered) {
+		spin_lock(&ss->rxq_lock);
 		list_add_tail(&rm->node, &ss->rxq);
+		spin_unlock(&ss->rxq_lock);
 		ss->rx_wake = true;
 		return;
 	}

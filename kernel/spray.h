@@ -294,6 +294,10 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  * @conns: connections by peer address (struct spray_conn)
  * @nconns: number of connections
  * @rxq: complete messages waiting for recvmsg (struct spray_rmsg)
+ * @rxq_lock: guards @rxq. Those who add to it or flush it hold @lock too
+ *	and take this one inside it; recvmsg() and SIOCINQ take it alone,
+ *	so that a reader taking a message off the queue does not wait for
+ *	the receive path, which holds @lock for a whole train
  * @errq: messages that failed, waiting for recvmsg(MSG_ERRQUEUE) (struct
  *	spray_tmsg)
  * @errq_len: entries in @errq
@@ -344,6 +348,7 @@ struct spray_sock {
 	struct hlist_head	conns[1 << SPRAY_CONN_HASH_BITS];
 	unsigned int		nconns;
 	struct list_head	rxq;
+	spinlock_t		rxq_lock;	/* see @rxq_lock above */
 	struct list_head	errq;
 	unsigned int		errq_len;
 	struct list_head	failing;

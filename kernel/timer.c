@@ -49,8 +49,9 @@ static bool spray_conn_idle(const struct spray_conn *c)
  */
 static bool spray_conn_rx_held(const struct spray_conn *c)
 {
+	/* a hint: recvmsg() takes messages off under rxq_lock alone */
 	return (!list_empty(&c->rmsgs) || !list_empty(&c->rdone)) &&
-	       !list_empty(&c->ss->rxq);
+	       !list_empty_careful(&c->ss->rxq);
 }
 
 static u64 spray_conn_idle_deadline(const struct spray_conn *c)
