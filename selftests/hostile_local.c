@@ -975,6 +975,7 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 	struct sockaddr_spray me = spray_sa4("10.9.0.1", 0);
 	struct sockaddr_spray peer = spray_sa4("10.9.0.2", 7000);
 	int pfd[2], tx, q, failed = 0, timedout = 0, sent = 0, got = 0;
+	int rerr = 0;
 	double t0;
 	pid_t rx;
 	char c;
@@ -1042,6 +1043,7 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 		struct cmsghdr *cm;
 
 		if (recvmsg(tx, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+			rerr = errno;
 			if (ioctl(tx, SIOCOUTQ, &q) == 0 && q == 0)
 				break;
 			usleep(10000);
@@ -1063,6 +1065,16 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 	EXPECT_EQ(failed, timedout);
 	TH_LOG("%d sent, %d failed with ETIMEDOUT/ECONNREFUSED after %.1f s",
 	       sent, failed, now_s() - t0);
+	/* what says where the messages went, if they went astray */
+	if (!failed || failed != timedout) {
+		int soerr = 0;
+		socklen_t sl = sizeof(soerr);
+
+		getsockopt(tx, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+		TH_LOG("last recvmsg(MSG_ERRQUEUE): %s; SO_ERROR %s",
+		       strerror(rerr), strerror(soerr));
+		sh(SPRAYCTL " stats >&2; " SPRAYCTL " peers >&2");
+	}
 	/* the namespace is destroyed asynchronously; then so is our veth end */
 	t0 = now_s();
 	while (if_nametoindex("v0") && now_s() - t0 < 20)
