@@ -459,6 +459,7 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 
 struct page *spray_page_alloc(unsigned int order, gfp_t gfp);
 void spray_page_free(struct page *pg, unsigned int order);
+int spray_page_cache_init(void);
 void spray_page_cache_drain(void);
 
 /* timewait.c: closed connections remembered by their namespace */

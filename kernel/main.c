@@ -16,9 +16,12 @@ static int __init spray_init(void)
 {
 	int err;
 
-	err = spray_conn_init();
+	err = spray_page_cache_init();
 	if (err)
 		return err;
+	err = spray_conn_init();
+	if (err)
+		goto err_pcache;
 	err = spray_netns_init();
 	if (err)
 		goto err_conn;
@@ -38,6 +41,8 @@ err_netns:
 	spray_netns_exit();
 err_conn:
 	spray_conn_exit();
+err_pcache:
+	spray_page_cache_drain();
 	return err;
 }
 

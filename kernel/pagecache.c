@@ -18,11 +18,21 @@
  * ours is the only reference left, as TCP reuses its page fragment
  * (sk_page_frag_refill()): a sender and receiver on one host, over a veth,
  * would otherwise zero a new chunk for every one the receiver frees.
+ *
+ * What one CPU frees is often what another allocates: a sender's chunks
+ * come back on the CPU that takes its ACKs (for a veth, the receiver's),
+ * and the pages of received messages on the reader's. What a CPU's cache
+ * has no room for goes to a cache all CPUs share, under a lock (taken once
+ * per 32 KiB chunk or page that misses the CPU's own cache, beside the
+ * copy of as many bytes), bounded as well: 2 MiB of pages, 4 MiB of
+ * chunks and 4 MiB held, per NUMA node. Without it, 16 senders on one
+ * CPU whose ACKs came in on the other cleared most chunks they filled.
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/bottom_half.h>
+#include <linux/slab.h>
 
 #include "spray.h"
 #include "conn.h"
@@ -58,6 +68,86 @@ static struct page *spray_pcache_unheld(struct spray_pcache *pc)
 
 static DEFINE_PER_CPU(struct spray_pcache, spray_pcache);
 
+#define SPRAY_PSHARED_PAGES	512
+#define SPRAY_PSHARED_CHUNKS	128
+#define SPRAY_PSHARED_HELD	128
+/* held chunks looked at per allocation, the oldest first */
+#define SPRAY_PSHARED_LOOK	8
+
+/*
+ * What the CPUs' caches of one NUMA node had no room for. The held chunks
+ * are a ring, oldest first: the first to come back.
+ */
+struct spray_pshared {
+	spinlock_t	lock;	/* guards the rest; BHs off */
+	struct page	*pages[SPRAY_PSHARED_PAGES];
+	struct page	*chunks[SPRAY_PSHARED_CHUNKS];
+	struct page	*held[SPRAY_PSHARED_HELD];
+	unsigned int	npages;
+	unsigned int	nchunks;
+	unsigned int	held_head;
+	unsigned int	nheld;
+};
+
+/* nr_node_ids of them: a page stays on its node, as in the CPUs' caches */
+static struct spray_pshared *spray_pshared;
+
+/* A page or chunk from this node's shared cache, or NULL. BHs off. */
+static struct page *spray_pshared_get(unsigned int order)
+{
+	struct spray_pshared *ps = &spray_pshared[numa_mem_id()];
+	struct page *pg = NULL;
+	unsigned int i;
+
+	if (!READ_ONCE(ps->npages) && !READ_ONCE(ps->nchunks) &&
+	    !READ_ONCE(ps->nheld))
+		return NULL;
+	spin_lock(&ps->lock);
+	if (!order && ps->npages) {
+		pg = ps->pages[--ps->npages];
+	} else if (order && ps->nchunks) {
+		pg = ps->chunks[--ps->nchunks];
+	} else if (order) {
+		/* the oldest few; one still in a packet goes to the back */
+		for (i = 0; i < SPRAY_PSHARED_LOOK && ps->nheld; i++) {
+			pg = ps->held[ps->held_head];
+			ps->held_head = (ps->held_head + 1) % SPRAY_PSHARED_HELD;
+			if (page_ref_count(pg) == 1) {
+				ps->nheld--;
+				break;
+			}
+			ps->held[(ps->held_head + ps->nheld - 1) %
+				 SPRAY_PSHARED_HELD] = pg;
+			pg = NULL;
+		}
+	}
+	spin_unlock(&ps->lock);
+	return pg;
+}
+
+/*
+ * Keep @pg (order 0 or SPRAY_TMSG_ORDER, of this node; @held: a packet
+ * still holds it) in this node's shared cache. BHs off. Return: false if
+ * that is full.
+ */
+static bool spray_pshared_put(struct page *pg, unsigned int order, bool held)
+{
+	struct spray_pshared *ps = &spray_pshared[numa_mem_id()];
+	bool kept = true;
+
+	spin_lock(&ps->lock);
+	if (held && ps->nheld < SPRAY_PSHARED_HELD)
+		ps->held[(ps->held_head + ps->nheld++) % SPRAY_PSHARED_HELD] = pg;
+	else if (!held && !order && ps->npages < SPRAY_PSHARED_PAGES)
+		ps->pages[ps->npages++] = pg;
+	else if (!held && order && ps->nchunks < SPRAY_PSHARED_CHUNKS)
+		ps->chunks[ps->nchunks++] = pg;
+	else
+		kept = false;
+	spin_unlock(&ps->lock);
+	return kept;
+}
+
 /**
  * spray_page_alloc() - a page (order 0) or a chunk (SPRAY_TMSG_ORDER)
  * @order: 0 or SPRAY_TMSG_ORDER; other orders come from the allocator
@@ -81,6 +171,8 @@ struct page *spray_page_alloc(unsigned int order, gfp_t gfp)
 		pg = pc->chunks[--pc->nchunks];
 	else if (order == SPRAY_TMSG_ORDER)
 		pg = spray_pcache_unheld(pc);
+	if (!pg && (!order || order == SPRAY_TMSG_ORDER))
+		pg = spray_pshared_get(order);
 	local_bh_enable();
 	if (pg)
 		return pg;
@@ -97,6 +189,7 @@ struct page *spray_page_alloc(unsigned int order, gfp_t gfp)
 void spray_page_free(struct page *pg, unsigned int order)
 {
 	struct spray_pcache *pc;
+	bool held;
 
 	if ((order && order != SPRAY_TMSG_ORDER) ||
 	    (!order && page_ref_count(pg) != 1) ||
@@ -104,7 +197,8 @@ void spray_page_free(struct page *pg, unsigned int order)
 		goto put;
 	local_bh_disable();
 	pc = this_cpu_ptr(&spray_pcache);
-	if (order && page_ref_count(pg) != 1) {
+	held = order && page_ref_count(pg) != 1;
+	if (held) {
 		/* still in a packet: held until it comes back */
 		if (pc->nheld < SPRAY_PCACHE_HELD) {
 			pc->held[pc->nheld++] = pg;
@@ -117,6 +211,8 @@ void spray_page_free(struct page *pg, unsigned int order)
 		pc->chunks[pc->nchunks++] = pg;
 		pg = NULL;
 	}
+	if (pg && spray_pshared_put(pg, order, held))
+		pg = NULL;
 	local_bh_enable();
 	if (!pg)
 		return;
@@ -124,11 +220,26 @@ put:
 	put_page(pg);
 }
 
+/* Module load: a shared cache per NUMA node, empty. */
+int spray_page_cache_init(void)
+{
+	int nid;
+
+	spray_pshared = kvcalloc(nr_node_ids, sizeof(*spray_pshared),
+				 GFP_KERNEL);
+	if (!spray_pshared)
+		return -ENOMEM;
+	for (nid = 0; nid < nr_node_ids; nid++)
+		spin_lock_init(&spray_pshared[nid].lock);
+	return 0;
+}
+
 /* Module exit: no socket is left, the caches go back to the allocator. */
 void spray_page_cache_drain(void)
 {
+	struct spray_pshared *ps;
 	struct spray_pcache *pc;
-	int cpu;
+	int cpu, nid;
 
 	for_each_possible_cpu(cpu) {
 		pc = per_cpu_ptr(&spray_pcache, cpu);
@@ -139,4 +250,17 @@ void spray_page_cache_drain(void)
 		while (pc->nheld)
 			put_page(pc->held[--pc->nheld]);
 	}
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		ps = &spray_pshared[nid];
+		while (ps->npages)
+			put_page(ps->pages[--ps->npages]);
+		while (ps->nchunks)
+			put_page(ps->chunks[--ps->nchunks]);
+		for (; ps->nheld; ps->nheld--) {
+			put_page(ps->held[ps->held_head]);
+			ps->held_head = (ps->held_head + 1) % SPRAY_PSHARED_HELD;
+		}
+	}
+	kvfree(spray_pshared);
+	spray_pshared = NULL;
 }
