@@ -680,6 +680,8 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&ss->rconns);
 	INIT_LIST_HEAD(&ss->rx_waiting);
 	INIT_LIST_HEAD(&ss->rx_turned);
+	atomic_set(&ss->rx_uncharge, 0);
+	atomic_set(&ss->rx_read_since, 0);
 	INIT_LIST_HEAD(&ss->tsq_conns);
 	INIT_WORK(&ss->tsq_work, spray_tsq_work);
 	spray_sock_init_linger(ss);

@@ -177,8 +177,29 @@ void spray_wmem_uncharge(struct sock *sk, u32 size)
 	sk_mem_uncharge(sk, size);
 }
 
+/**
+ * spray_sock_uncharge_read() - account what reads gave back
+ * @ss: the socket, its lock held
+ *
+ * A read gives back its message's sk_rmem_alloc at once, without the
+ * lock (spray_sock_rmsg_read()); the sk_forward_alloc part, which the lock
+ * guards, is done here by whoever holds it next.
+ */
+void spray_sock_uncharge_read(struct spray_sock *ss)
+{
+	int n;
+
+	lockdep_assert_held(&ss->lock);
+	if (!atomic_read(&ss->rx_uncharge))
+		return;
+	n = atomic_xchg(&ss->rx_uncharge, 0);
+	if (n)
+		sk_mem_uncharge(&ss->sk, n);
+}
+
 bool spray_rmem_charge(struct sock *sk, u32 size)
 {
+	spray_sock_uncharge_read(spray_sk(sk));
 	if (!__sk_rmem_schedule(sk, size, false))
 		return false;
 	sk_mem_charge(sk, size);
@@ -1339,16 +1360,43 @@ out:
 	return err;
 }
 
+/*
+ * Does a read that gave back @charge bytes, the buffer holding @held before
+ * it, have windows to open? When a sender was refused or waits in line
+ * (told to send again: RESUME, or given its turn), when the buffer was
+ * more than half full (the room may be what limits the credit given, and
+ * a sender may wait for it), and every quarter of SO_RCVBUF read (the
+ * grants follow the room). Else the ACKs of what arrives carry the grants,
+ * as TCP announces a window only when it grew enough.
+ *
+ * The receive path sets rx_wants_read under the lock, after it found no
+ * room; a read may give room back and look at the flag in between, and
+ * pass. That read found the buffer full (a refusal for lack of buffer is
+ * at SO_RCVBUF or beyond, or behind others in line, which set the flag
+ * before): it opens the windows anyway. A refusal by the memory limit is
+ * left to the sender's timer then, as before a read.
+ */
+static bool spray_sock_read_opens(struct spray_sock *ss, u32 charge, int held)
+{
+	u32 rcvbuf = READ_ONCE(ss->sk.sk_rcvbuf);
+
+	if (READ_ONCE(ss->rx_wants_read) || held > rcvbuf / 2)
+		return true;
+	return atomic_add_return(charge, &ss->rx_read_since) >= rcvbuf / 4;
+}
+
 /**
  * spray_sock_rmsg_read() - the application read a message: free it and
  *	open the receive windows
  * @ss: the socket
  * @rm: the message, off every list
  *
- * One hold of the socket's lock gives back @rm's receive memory and does
- * what the room allows; @rm itself (its skbs, pages and records) is freed
- * after, outside the lock that the receive path needs. Of the connections
- * that receive
+ * @rm's receive memory is given back at once (its forward-allocation part
+ * by the next holder of the socket's lock: spray_sock_uncharge_read()),
+ * and @rm itself (its skbs, pages and records) is freed outside the lock
+ * that the receive path needs. Most reads end there: the lock is taken,
+ * and the receiving connections walked, only when a window must be opened
+ * (spray_sock_read_opens()). Of the connections that receive
  * (&spray_sock.rconns, not every connection of the socket), those whose
  * packets were refused are told to send again (NACK RESUME; those in line
  * for buffer when their turn comes: spray_rx_turns()), and those
@@ -1359,16 +1407,28 @@ out:
 void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 {
 	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	u32 charge = rm->charge, old, left;
 	struct sk_buff_head q;
 	struct spray_conn *c;
-	u64 now = ktime_get_ns();
-	u32 old, left;
+	bool wants = false;
+	int held;
+	u64 now;
 
-	__skb_queue_head_init(&q);
-	spin_lock_bh(&ss->lock);
-	if (rm->charge)
-		spray_rmem_uncharge(&ss->sk, rm->charge);
 	rm->charge = 0;
+	if (charge) {
+		atomic_add(charge, &ss->rx_uncharge);
+		/* a full barrier: pairs with spray_rx_want_read()'s */
+		held = atomic_sub_return(charge, &ss->sk.sk_rmem_alloc) + charge;
+		if (!spray_sock_read_opens(ss, charge, held)) {
+			spray_rmsg_free(ss, rm);
+			return;
+		}
+	}
+	__skb_queue_head_init(&q);
+	now = ktime_get_ns();
+	spin_lock_bh(&ss->lock);
+	spray_sock_uncharge_read(ss);
+	atomic_set(&ss->rx_read_since, 0);
 	list_for_each_entry(c, &ss->rconns, rnode) {
 		if (ss->dead)
 			break;
@@ -1378,6 +1438,8 @@ void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 			spray_queue_resume(c, &q);
 			continue;
 		}
+		wants |= c->rx_resume &&
+			 spray_psn_after(c->rx_refused_top, c->rx.cum);
 		old = c->rcc.grant;
 		/* what the sender may still send (psns it sent: up to high) */
 		left = spray_psn_after(old, c->rx.high) ? old - c->rx.high : 0;
@@ -1386,6 +1448,8 @@ void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 	}
 	if (!ss->dead)
 		spray_rx_turns(ss, now, &q);
+	wants |= !list_empty(&ss->rx_waiting) || !list_empty(&ss->rx_turned);
+	WRITE_ONCE(ss->rx_wants_read, wants);
 	spin_unlock_bh(&ss->lock);
 	spray_rmsg_free(ss, rm);
 	spray_xmit_queue(sn, &q);
@@ -1530,6 +1594,7 @@ void spray_sock_teardown(struct spray_sock *ss)
 		spray_conn_free(c);
 	}
 	spin_lock_bh(&ss->lock);
+	spray_sock_uncharge_read(ss);
 	sk_mem_reclaim_final(&ss->sk);
 	spin_unlock_bh(&ss->lock);
 }

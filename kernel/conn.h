@@ -395,6 +395,7 @@ int spray_writer_wake(struct wait_queue_entry *wait, unsigned int mode,
 		      int sync, void *key);
 bool spray_rmem_charge(struct sock *sk, u32 size);
 void spray_rmem_uncharge(struct sock *sk, u32 size);
+void spray_sock_uncharge_read(struct spray_sock *ss);
 u32 spray_rmsg_charge(u32 len, u32 extra);
 void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm);
 u32 spray_tmsg_charge(u32 len, u32 slot_frag);

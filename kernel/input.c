@@ -238,6 +238,7 @@ static void spray_rx_wait(struct spray_conn *c, u32 charge)
 		return;
 	list_add_tail(&c->rx_wait_node, &c->ss->rx_waiting);
 	c->rx_wait_charge = charge;
+	WRITE_ONCE(c->ss->rx_wants_read, true);
 }
 
 /**
@@ -782,6 +783,8 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 		if (spray_psn_after(p->psn + 1, c->rx_refused_top))
 			c->rx_refused_top = p->psn + 1;
 		c->rx_resume = true;
+		/* the next read tells it to send again */
+		WRITE_ONCE(c->ss->rx_wants_read, true);
 		spray_queue_nack(c, p->psn, 1, SPRAY_NACK_NO_BUF, q);
 		return rm == ERR_PTR(-ENOBUFS) ? SKB_DROP_REASON_SOCKET_RCVBUFF :
 		       SKB_DROP_REASON_NOMEM;

@@ -320,6 +320,13 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  * @rx_turned: those whose turn it is, in the order it came
  * @rx_turns: bytes of receive buffer reserved for them, until their
  *	message is admitted
+ * @rx_wants_read: a sender was refused buffer, or waits in line for it,
+ *	since a read last opened the windows: the next read does
+ *	(spray_sock_rmsg_read())
+ * @rx_uncharge: bytes read whose sk_rmem_alloc is given back, their
+ *	sk_forward_alloc not yet: done by the next holder of @lock
+ *	(spray_sock_uncharge_read())
+ * @rx_read_since: bytes read since a read last opened the windows
  * @tsq_conns: connections waiting for what the socket has below it to
  *	drain (struct spray_conn, tsq_node): see spray_tsq_throttled()
  * @tsq_work: sends for them once half of it did (queued by its skbs'
@@ -360,6 +367,9 @@ struct spray_sock {
 	struct list_head	rx_waiting;
 	struct list_head	rx_turned;
 	u32			rx_turns;
+	bool			rx_wants_read;
+	atomic_t		rx_uncharge;
+	atomic_t		rx_read_since;
 	struct list_head	tsq_conns;
 	struct work_struct	tsq_work;
 	atomic_t		tsq_skbs;
