@@ -1417,7 +1417,7 @@ void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 	rm->charge = 0;
 	if (charge) {
 		atomic_add(charge, &ss->rx_uncharge);
-		/* a full barrier: pairs with spray_rx_want_read()'s */
+		/* the room, at once; @held: what the buffer held before */
 		held = atomic_sub_return(charge, &ss->sk.sk_rmem_alloc) + charge;
 		if (!spray_sock_read_opens(ss, charge, held)) {
 			spray_rmsg_free(ss, rm);

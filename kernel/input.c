@@ -238,7 +238,6 @@ static void spray_rx_wait(struct spray_conn *c, u32 charge)
 		return;
 	list_add_tail(&c->rx_wait_node, &c->ss->rx_waiting);
 	c->rx_wait_charge = charge;
-	WRITE_ONCE(c->ss->rx_wants_read, true);
 }
 
 /**
