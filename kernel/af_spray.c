@@ -170,7 +170,7 @@ static int spray_addr_check_local(struct net *net, const struct spray_addr *a)
 
 static int spray_do_bind(struct spray_sock *ss, const struct spray_addr *addr)
 {
-	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct spray_net *sn = ss->sn;
 	int err;
 
 	/* The namespace's UDP socket comes up with its first bound socket. */
@@ -685,7 +685,8 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&ss->tsq_conns);
 	INIT_WORK(&ss->tsq_work, spray_tsq_work);
 	spray_sock_init_linger(ss);
-	ss->cc_mode = READ_ONCE(spray_net(net)->cfg.cc_mode);
+	ss->sn = spray_net(net);
+	ss->cc_mode = READ_ONCE(ss->sn->cfg.cc_mode);
 	return 0;
 }
 

@@ -46,12 +46,6 @@ static u32 spray_addr_hash(const struct spray_addr *a)
 	return hash_32(ipv6_addr_hash(&a->v6) ^ a->port, SPRAY_CONN_HASH_BITS);
 }
 
-static bool spray_addr_eq(const struct spray_addr *a,
-			  const struct spray_addr *b)
-{
-	return a->port == b->port && ipv6_addr_equal(&a->v6, &b->v6);
-}
-
 /*
  * The connection to @remote over our address @local; with @local NULL, the
  * one a new message to @remote goes on: one that sends already, else one
@@ -88,11 +82,6 @@ u32 spray_new_cid(void)
 	return cid;
 }
 
-struct spray_net *spray_conn_net(const struct spray_conn *c)
-{
-	return spray_net(sock_net(&c->ss->sk));
-}
-
 /*
  * Congestion control settings of a connection: the socket's mode, the
  * namespace's bdp-bytes (the cap of the peer's BDP, which is learned);
@@ -101,7 +90,7 @@ struct spray_net *spray_conn_net(const struct spray_conn *c)
  */
 static void spray_conn_cc_init(struct spray_conn *c, u32 mtu)
 {
-	struct spray_net *sn = spray_net(sock_net(&c->ss->sk));
+	struct spray_net *sn = c->ss->sn;
 	struct spray_cc_cfg *cc = &c->cc;
 
 	spray_cc_cfg_default(cc);
@@ -1406,7 +1395,7 @@ static bool spray_sock_read_opens(struct spray_sock *ss, u32 charge, int held)
  */
 void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 {
-	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct spray_net *sn = ss->sn;
 	u32 charge = rm->charge, old, left;
 	struct sk_buff_head q;
 	struct spray_conn *c;
@@ -1474,7 +1463,7 @@ void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
  */
 unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop)
 {
-	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct spray_net *sn = ss->sn;
 	struct spray_tmsg *m, *mtmp;
 	struct spray_rmsg *rm, *tmp;
 	u64 now = ktime_get_ns();
@@ -1565,7 +1554,7 @@ bool spray_sock_orphan(struct spray_sock *ss)
  */
 void spray_sock_teardown(struct spray_sock *ss)
 {
-	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct spray_net *sn = ss->sn;
 	struct hlist_node *tmp;
 	struct spray_conn *c;
 	HLIST_HEAD(dead);

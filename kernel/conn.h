@@ -383,7 +383,17 @@ void spray_conn_free(struct spray_conn *c);
 void spray_conn_free_rx(struct spray_conn *c);
 void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c);
 void spray_conn_linger_check(struct spray_conn *c);
-struct spray_net *spray_conn_net(const struct spray_conn *c);
+/* The same peer (address and port): what a connection is found by. */
+static inline bool spray_addr_eq(const struct spray_addr *a,
+				 const struct spray_addr *b)
+{
+	return a->port == b->port && ipv6_addr_equal(&a->v6, &b->v6);
+}
+
+static inline struct spray_net *spray_conn_net(const struct spray_conn *c)
+{
+	return c->ss->sn;
+}
 void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up);
 void spray_conn_trace_cc(struct spray_conn *c);
 bool spray_conn_tx_done(const struct spray_conn *c);

@@ -135,7 +135,7 @@ void spray_tsq_work(struct work_struct *work)
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
 	if (!ss->dead) {
-		sn = spray_net(sock_net(&ss->sk));
+		sn = ss->sn;
 		now = ktime_get_ns();
 		/* one that waits again goes back on tsq_conns, not on todo */
 		list_splice_init(&ss->tsq_conns, &todo);
@@ -946,7 +946,7 @@ void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q)
 int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 		       struct msghdr *msg, size_t len, u64 cookie)
 {
-	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct spray_net *sn = ss->sn;
 	struct spray_conn *c, *fresh = NULL;
 	u32 charge, slot_frag;
 	struct sock *sk = &ss->sk;

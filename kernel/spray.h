@@ -341,6 +341,8 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  */
 struct spray_sock {
 	struct sock		sk;
+	/* spray_net() of the socket's namespace, which outlives it */
+	struct spray_net	*sn;
 	struct hlist_node	bind_node;
 	bool			bound;
 	struct spray_addr	local;

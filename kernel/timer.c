@@ -113,7 +113,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 {
 	struct spray_conn *c = container_of(t, struct spray_conn, timer);
 	struct spray_sock *ss = c->ss;
-	struct spray_net *sn = spray_net(sock_net(&ss->sk));
+	struct spray_net *sn = ss->sn;
 	struct sk_buff_head q;
 	u64 now, rto;
 	bool wprobe;
