@@ -114,6 +114,7 @@ struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 				    gfp_t gfp)
 {
 	struct spray_conn *c;
+	int i;
 
 	c = kzalloc(sizeof(*c), gfp);
 	if (!c)
@@ -131,6 +132,9 @@ struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	INIT_WORK(&c->free_work, spray_conn_free_work);
 	c->last_active_ns = ktime_get_ns();
 	c->chal_key = get_random_u32();
+	for (i = 0; i < SPRAY_CTRL_EVS; i++)
+		c->ctrl_ports[i] = 49152 + i * (16384 / SPRAY_CTRL_EVS) +
+				   get_random_u32_below(16384 / SPRAY_CTRL_EVS);
 	spray_conn_cc_init(c, 0);
 	return c;
 }
@@ -1162,8 +1166,9 @@ int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn)
 	pcfg.probe_max_ns = 250 * NSEC_PER_MSEC;
 	pcfg.n = clamp_t(u32, READ_ONCE(sn->cfg.nr_evs), 1, SPRAY_MAX_EVS);
 	c->evs = kcalloc(pcfg.n, sizeof(*c->evs), GFP_KERNEL);
+	c->dsts = kcalloc(pcfg.n, sizeof(*c->dsts), GFP_KERNEL);
 	c->ring = kvcalloc(SPRAY_TX_RING, sizeof(*c->ring), GFP_KERNEL);
-	if (!c->evs || !c->ring) {
+	if (!c->evs || !c->dsts || !c->ring) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -1175,8 +1180,10 @@ int spray_conn_tx_init(struct spray_conn *c, struct spray_net *sn)
 
 err_free:
 	kfree(c->evs);
+	kfree(c->dsts);
 	kvfree(c->ring);
 	c->evs = NULL;
+	c->dsts = NULL;
 	c->ring = NULL;
 	return err;
 }
@@ -1210,8 +1217,12 @@ void spray_conn_free(struct spray_conn *c)
 		spin_unlock_bh(&ss->lock);
 		cond_resched();
 	}
+	if (c->dsts)
+		spray_udp_dst_release(c->dsts, c->path.cfg.n);
+	spray_udp_dst_release(c->ctrl_dsts, SPRAY_CTRL_EVS);
 	kvfree(c->ring);
 	kfree(c->evs);
+	kfree(c->dsts);
 	kfree(c);
 }
 

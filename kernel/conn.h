@@ -73,6 +73,29 @@ struct spray_skb_cb {
 
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
 
+/**
+ * struct spray_dst_slot - the route of one entropy value of a connection
+ * @dst: a reference to it, or NULL
+ * @cookie: what dst_check() validates it with (IPv6's fib serial number)
+ * @ev: the UDP source port it was looked up for
+ * @udp_port: and the destination port (the namespace's udp-port)
+ *
+ * Filled and used under the socket's lock (spray_udp_dst()).
+ */
+struct spray_dst_slot {
+	struct dst_entry	*dst;
+	u32			cookie;
+	u16			ev;
+	u16			udp_port;
+};
+
+/*
+ * Entropy values of the control packets (ACKs, NACKs) of a connection
+ * that has sent nothing: drawn when it is created, one in each of as many
+ * equal parts of 49152-65535, so that their routes can be kept.
+ */
+#define SPRAY_CTRL_EVS		16
+
 /* entropy values a message's history keeps (SPRAY_HIST_EVS of the uapi) */
 #define SPRAY_TMSG_HIST_EVS	4
 
@@ -212,6 +235,10 @@ struct spray_tmsg {
  * @ring: its records
  * @path: entropy value choice
  * @evs: its entropy values
+ * @dsts: their routes, one slot each (allocated with @evs)
+ * @ctrl_ports: the entropy values of control packets before the
+ *	connection sends (spray_ctrl_ev())
+ * @ctrl_dsts: their routes
  * @nscc: sender congestion window
  * @cc: congestion control settings, from the namespace at creation
  * @peer_cid: the peer's sending incarnation we receive, 0 if none
@@ -286,6 +313,9 @@ struct spray_conn {
 	struct spray_txrec	*ring;
 	struct spray_path	path;
 	struct spray_ev		*evs;
+	struct spray_dst_slot	*dsts;
+	u16			ctrl_ports[SPRAY_CTRL_EVS];
+	struct spray_dst_slot	ctrl_dsts[SPRAY_CTRL_EVS];
 	struct spray_nscc	nscc;
 	struct spray_cc_cfg	cc;
 
@@ -369,6 +399,11 @@ static inline u32 spray_conn_ack_age_us(const struct spray_conn *c, u64 now)
 
 int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		   const struct in6_addr *daddr, u32 oif, u32 *payload);
+struct dst_entry *spray_udp_dst(struct spray_net *sn,
+				struct spray_dst_slot *slot,
+				const struct in6_addr *saddr,
+				const struct in6_addr *daddr, u32 oif, u16 ev);
+void spray_udp_dst_release(struct spray_dst_slot *slots, u32 n);
 
 /* Shared by the datapath's files: conn.c, output.c, input.c, timer.c. */
 extern struct workqueue_struct *spray_wq;
@@ -422,7 +457,7 @@ struct spray_tmsg *spray_conn_next_new(struct spray_conn *c);
 void spray_conn_pump(struct spray_conn *c, u64 now, struct sk_buff_head *q);
 void spray_conn_tx_feedback(struct spray_conn *c, u64 now,
 			    struct sk_buff_head *q);
-u16 spray_ctrl_ev(struct spray_conn *c);
+int spray_ctrl_ev(struct spray_conn *c);
 bool spray_nack_allowed(struct spray_net *sn, const struct spray_addr *to,
 			u64 now);
 struct sk_buff *spray_nack_skb(struct spray_net *sn,
@@ -433,7 +468,7 @@ struct sk_buff *spray_closed_ack_skb(const struct spray_addr *to,
 				     const struct spray_pkt *in, u32 ack_cid,
 				     u32 cum);
 struct sk_buff *spray_pkt_skb(struct spray_conn *c, struct spray_pkt *p,
-			      u32 payload, u16 ev);
+			      u32 payload, int ev);
 void spray_queue_ack(struct spray_conn *c, u64 now, struct sk_buff_head *q);
 void spray_queue_window_probe(struct spray_conn *c, u64 now,
 			      struct sk_buff_head *q);

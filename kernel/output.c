@@ -243,19 +243,70 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 	return skb;
 }
 
-struct sk_buff *spray_pkt_skb(struct spray_conn *c,
-			      struct spray_pkt *p, u32 payload, u16 ev)
+/* The UDP source port of entropy value @ev (spray_pkt_skb()). */
+static u16 spray_ev_port(const struct spray_conn *c, int ev)
 {
-	return spray_build_skb(p, payload, &c->saddr, &c->remote,
-			       c->ss->local.port, c->remote.port, ev);
+	if (ev < 0)
+		return c->ctrl_ports[-ev - 1];
+	return spray_path_port(&c->path, (u16)ev);
 }
 
-u16 spray_ctrl_ev(struct spray_conn *c)
+/*
+ * Give @skb the route of entropy value @ev from the connection's cache
+ * (spray_udp_dst()): a route lookup per EV, not per packet. Without one,
+ * spray_udp_xmit() looks it up.
+ */
+static void spray_skb_route(struct spray_conn *c, struct sk_buff *skb,
+			    int ev, u16 port)
+{
+	struct spray_dst_slot *slot;
+	struct dst_entry *dst;
+
+	lockdep_assert_held(&c->ss->lock);
+	if (ev < 0)
+		slot = &c->ctrl_dsts[-ev - 1];
+	else if (c->dsts)
+		slot = &c->dsts[ev];
+	else
+		return;
+	dst = spray_udp_dst(spray_conn_net(c), slot, &c->saddr,
+			    &c->remote.v6, c->remote.scope_id, port);
+	if (dst)
+		skb_dst_set(skb, dst);
+}
+
+/**
+ * spray_pkt_skb() - a packet of a connection
+ * @c: the connection, its socket's lock held
+ * @p: the packet (ports, EV and caps filled here)
+ * @payload: room for this many bytes after its header
+ * @ev: its entropy value: an index into @c->path, or what
+ *	spray_ctrl_ev() returned
+ *
+ * Return: the skb, its route attached when the cache has it, or NULL.
+ */
+struct sk_buff *spray_pkt_skb(struct spray_conn *c,
+			      struct spray_pkt *p, u32 payload, int ev)
+{
+	u16 port = spray_ev_port(c, ev);
+	struct sk_buff *skb;
+
+	skb = spray_build_skb(p, payload, &c->saddr, &c->remote,
+			      c->ss->local.port, c->remote.port, port);
+	if (skb)
+		spray_skb_route(c, skb, ev, port);
+	return skb;
+}
+
+/*
+ * The entropy value of a control packet (ACK, NACK): any of the path's,
+ * or, before the connection sends, any of its control EVs.
+ */
+int spray_ctrl_ev(struct spray_conn *c)
 {
 	if (c->tx_ready)
-		return spray_path_port(&c->path,
-				       get_random_u32_below(c->path.cfg.n));
-	return 49152 + get_random_u32_below(16384);
+		return get_random_u32_below(c->path.cfg.n);
+	return -1 - (int)get_random_u32_below(SPRAY_CTRL_EVS);
 }
 
 /*
@@ -309,8 +360,7 @@ static bool spray_queue_data(struct spray_conn *c, u32 psn,
 	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
 	p.data.ts_ns = now;
 	spray_data_ack(c, &p, now);
-	skb = spray_pkt_skb(c, &p, m->buf ? rec->len : 0,
-			    spray_path_port(&c->path, (u16)ev_idx));
+	skb = spray_pkt_skb(c, &p, m->buf ? rec->len : 0, ev_idx);
 	if (!skb)
 		return false;	/* the RTO sends it again */
 	if (m->buf) {
@@ -361,7 +411,7 @@ static void __spray_queue_probe(struct spray_conn *c, int ev_idx,
 	p.dst_cid = c->peer_ack_cid;
 	p.probe.ts_ns = now;
 	p.probe.probe_id = ev_idx;
-	skb = spray_pkt_skb(c, &p, 0, spray_path_port(&c->path, (u16)ev_idx));
+	skb = spray_pkt_skb(c, &p, 0, ev_idx);
 	if (skb) {
 		spray_tsq_charge(c, skb);
 		__skb_queue_tail(q, skb);
@@ -634,6 +684,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	SPRAY_SKB_CB(skb)->daddr = c->remote.v6;
 	SPRAY_SKB_CB(skb)->oif = c->remote.scope_id;
 	SPRAY_SKB_CB(skb)->ev = port;
+	spray_skb_route(c, skb, ev, port);
 	spray_tsq_charge(c, skb);
 	__skb_queue_tail(q, skb);
 	return m;
@@ -1070,6 +1121,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 			/* The peer opened it first: adopt our sending half. */
 			swap(c->ring, fresh->ring);
 			swap(c->evs, fresh->evs);
+			swap(c->dsts, fresh->dsts);
 			c->frag_size = fresh->frag_size;
 			c->cc = fresh->cc;
 			spray_path_init(&c->path, c->evs, &fresh->path.cfg,

@@ -384,13 +384,116 @@ int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 	return err;
 }
 
+/**
+ * spray_udp_dst() - the route of a connection's packets on one entropy value
+ * @sn: the namespace
+ * @slot: the connection's cache for that entropy value
+ * @saddr: the connection's source address
+ * @daddr: its destination (IPv4 v4-mapped)
+ * @oif: interface of a link-local IPv6 destination, else 0
+ * @ev: the entropy value (UDP source port)
+ *
+ * A route lookup per entropy value, not per packet: the route is kept in
+ * @slot, checked at each use as the kernel's dst caches do (dst_check():
+ * a route or device change makes it stale) and looked up again when
+ * stale or looked up for another port. ECMP hashes the ports, so each
+ * entropy value has a route of its own. A source address not yet chosen,
+ * or a route that is not unicast, is not kept: spray_udp_xmit() looks it
+ * up then, and drops what it must.
+ *
+ * Under the lock of the connection's socket.
+ *
+ * Return: a reference to the route, for the packet's skb, or NULL.
+ */
+struct dst_entry *spray_udp_dst(struct spray_net *sn,
+				struct spray_dst_slot *slot,
+				const struct in6_addr *saddr,
+				const struct in6_addr *daddr, u32 oif, u16 ev)
+{
+	u16 udp_port = READ_ONCE(sn->cfg.udp_port);
+	struct dst_entry *dst = slot->dst;
+	u32 cookie = 0;
+
+	if (dst && slot->ev == ev && slot->udp_port == udp_port &&
+	    dst_check(dst, slot->cookie)) {
+		dst_hold(dst);
+		return dst;
+	}
+	slot->dst = NULL;
+	dst_release(dst);
+	dst = NULL;
+	rcu_read_lock();
+	if (ipv6_addr_v4mapped(daddr)) {
+		struct flowi4 fl4;
+		struct rtable *rt;
+
+		if (!ipv6_addr_v4mapped(saddr) || !saddr->s6_addr32[3])
+			goto out;
+		rt = spray_route4(sn, saddr->s6_addr32[3], daddr->s6_addr32[3],
+				  ev, &fl4);
+		if (IS_ERR(rt))
+			goto out;
+		if (rt->rt_type != RTN_UNICAST && rt->rt_type != RTN_LOCAL) {
+			ip_rt_put(rt);
+			goto out;
+		}
+		dst = &rt->dst;
+	} else if (IS_ENABLED(CONFIG_IPV6)) {
+		struct flowi6 fl6;
+
+		if (ipv6_addr_any(saddr) || ipv6_addr_v4mapped(saddr))
+			goto out;
+		dst = spray_route6(sn, saddr, daddr, oif, ev, &fl6);
+		if (IS_ERR(dst)) {
+			dst = NULL;
+			goto out;
+		}
+		cookie = rt6_get_cookie(container_of(dst, struct rt6_info,
+						     dst));
+	}
+	if (dst) {
+		slot->dst = dst;
+		slot->cookie = cookie;
+		slot->ev = ev;
+		slot->udp_port = udp_port;
+		dst_hold(dst);
+	}
+out:
+	rcu_read_unlock();
+	return dst;
+}
+
+/**
+ * spray_udp_dst_release() - let the routes of a connection's cache go
+ * @slots: the cache
+ * @n: its slots
+ */
+void spray_udp_dst_release(struct spray_dst_slot *slots, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		dst_release(slots[i].dst);
+		slots[i].dst = NULL;
+	}
+}
+
 static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 {
 	struct spray_skb_cb cb = *SPRAY_SKB_CB(skb);
 	__be16 dport = htons(READ_ONCE(sn->cfg.udp_port));
 	enum skb_drop_reason reason = SKB_DROP_REASON_IP_OUTNOROUTES;
+	struct dst_entry *dst = skb_dst(skb);
 	struct socket *sock;
 
+	/*
+	 * The route from the connection's cache (spray_udp_dst()), taken
+	 * off the skb: the tunnel helpers attach the one they are given.
+	 */
+	if (dst) {
+		dst_hold(dst);
+		skb_dst_drop(skb);
+	}
 	/*
 	 * A train (spray_queue_train()): UDP GSO, cut into its packets by
 	 * the device or by the stack where the device cannot. Its checksum
@@ -410,14 +513,22 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 		sock = rcu_dereference(sn->udp_sock);
 		if (unlikely(!sock))
 			goto drop_nosock;
-		rt = spray_route4(sn, cb.saddr.s6_addr32[3],
-				  cb.daddr.s6_addr32[3], cb.ev, &fl4);
-		if (IS_ERR(rt))
-			goto drop;
-		/* never answer towards a broadcast address */
-		if (rt->rt_type != RTN_UNICAST && rt->rt_type != RTN_LOCAL) {
-			ip_rt_put(rt);
-			goto drop;
+		if (dst) {
+			/* the connection's cache keeps unicast routes only */
+			rt = container_of(dst, struct rtable, dst);
+			fl4.saddr = cb.saddr.s6_addr32[3];
+			fl4.daddr = cb.daddr.s6_addr32[3];
+		} else {
+			rt = spray_route4(sn, cb.saddr.s6_addr32[3],
+					  cb.daddr.s6_addr32[3], cb.ev, &fl4);
+			if (IS_ERR(rt))
+				goto drop;
+			/* never answer towards a broadcast address */
+			if (rt->rt_type != RTN_UNICAST &&
+			    rt->rt_type != RTN_LOCAL) {
+				ip_rt_put(rt);
+				goto drop;
+			}
 		}
 		udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
 				    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
@@ -426,16 +537,22 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 	}
 #if IS_ENABLED(CONFIG_IPV6)
 	{
-		struct dst_entry *dst;
 		struct flowi6 fl6;
 
 		sock = rcu_dereference(sn->udp6_sock);
 		if (unlikely(!sock))
 			goto drop_nosock;
-		dst = spray_route6(sn, &cb.saddr, &cb.daddr, cb.oif, cb.ev,
-				   &fl6);
-		if (IS_ERR(dst))
-			goto drop;
+		if (dst) {
+			fl6.saddr = cb.saddr;
+			fl6.daddr = cb.daddr;
+		} else {
+			dst = spray_route6(sn, &cb.saddr, &cb.daddr, cb.oif,
+					   cb.ev, &fl6);
+			if (IS_ERR(dst)) {
+				dst = NULL;
+				goto drop;
+			}
+		}
 		/* no tunnel device: dev NULL, no device statistics */
 		udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &fl6.saddr,
 				     &fl6.daddr, INET_ECN_ECT_0,
@@ -448,6 +565,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 drop_nosock:
 	reason = SKB_DROP_REASON_NO_SOCKET;
 drop:
+	dst_release(dst);
 	kfree_skb_reason(skb, reason);
 	return -ENETUNREACH;
 }

@@ -203,7 +203,8 @@ spray_lib_setup_fabric() {
 	spray_lib_busywait 10000 ip netns exec "$h1" ping -c1 -W1 $H2_ADDR >/dev/null
 }
 
-# spray_lib_qdisc_stats NS FIELD: "v0 v1 ..." per path p0..pN-1 of namespace NS:
+# spray_lib_qdisc_stats NS FIELD: "v0 v1 ..." per path p0..pN-1 (sw) or
+# q0..qN-1 (h2) of namespace NS:
 # FIELD pkt = packets given to the root qdisc (sent + dropped), bytes =
 # bytes sent. One tc call per sample: polling stays cheap under emulation.
 spray_lib_qdisc_stats() {
@@ -211,7 +212,7 @@ spray_lib_qdisc_stats() {
 		$1 == "qdisc" && $2 == "netem" {
 			dev = ""
 			for (i = 1; i <= NF; i++) if ($i == "dev") dev = $(i + 1)
-			sub(/^p/, "", dev); cur = dev }
+			sub(/^[pq]/, "", dev); cur = dev }
 		/Sent/ && cur != "" {
 			for (i = 1; i <= NF; i++) {
 				if ($i == "pkt") p[cur] += $(i - 1)
