@@ -13,11 +13,12 @@
 #   scripts/bench/ab.sh [-k KVER] [-o OUTDIR] [-c CONNS] [-m MTU] [-n BYTES]
 #                       [-r ROUNDS] [-p] A.ko B.ko
 #   -c 1, -m 1500, -n 300M, -r 4; -p: a perf profile of each variant's
-#   last run (top symbols per CPU, callers of those above 2%)
+#   last run (top symbols per CPU, callers of those above 2%, the
+#   sending CPU's inclusive costs)
 #
 # OUTDIR (default build/bench/ab-<timestamp>/): runs.txt (a line per run),
 # summary.txt (the table), the modules compared, their md5sums, and with
-# -p perf-{A,B}-cpuN.txt and perf-{A,B}-callers.txt.
+# -p perf-{A,B}-cpuN.txt, perf-{A,B}-callers.txt and perf-{A,B}-children0.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -78,6 +79,9 @@ if [ "${1:-}" = --in-vm ]; then
 				perf report -i /tmp/perf.data --stdio --no-children -g none --sort sym --cpu "$cpu" 2>/dev/null |
 					grep -v '^#' | grep -v '^$' | head -n 30 >"$OUT/perf-$v-cpu$cpu.txt"
 			done
+			# inclusive: what each function costs the sending CPU with its callees
+			perf report -i /tmp/perf.data --stdio --children -g none --sort sym --cpu 0 2>/dev/null |
+				grep -v '^#' | grep -v '^$' | head -n 150 >"$OUT/perf-$v-children0.txt"
 			perf report -i /tmp/perf.data --stdio --no-children -g caller,0.5,callee --sort sym \
 				--percent-limit 2 2>/dev/null | grep -v '^$' | head -n 600 >"$OUT/perf-$v-callers.txt"
 		fi
@@ -114,7 +118,7 @@ while getopts "k:o:c:m:n:r:p" o; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# = 2 ] || { sed -n '13,16p' "$0" >&2; exit 2; }
+[ $# = 2 ] || { sed -n '13,17p' "$0" >&2; exit 2; }
 for k in "$1" "$2"; do
 	modinfo -F vermagic "$k" >/dev/null 2>&1 || { echo "ab: $k is not a module" >&2; exit 2; }
 done
