@@ -279,6 +279,8 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
 /**
  * struct spray_sock - an AF_SPRAY socket
  * @sk: the generic socket, first member
+ * @sn: spray_net() of the socket's namespace (which outlives it), read
+ *	on every packet without net_generic()
  * @bind_node: link in &spray_net.ports while bound
  * @bound: @local is valid and the socket is hashed
  * @local: bound address
@@ -341,7 +343,6 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  */
 struct spray_sock {
 	struct sock		sk;
-	/* spray_net() of the socket's namespace, which outlives it */
 	struct spray_net	*sn;
 	struct hlist_node	bind_node;
 	bool			bound;
