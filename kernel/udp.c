@@ -305,16 +305,29 @@ static struct dst_entry *spray_route6(struct spray_net *sn,
 	return ipv6_stub->ipv6_dst_lookup_flow(sn->net, sock->sk, fl6, NULL);
 }
 
+/*
+ * The route of an IPv4 peer, or an error: a peer is a unicast or local
+ * address, never a directed broadcast or a multicast group (-EINVAL).
+ */
 static struct rtable *spray_route4(struct spray_net *sn, __be32 saddr,
 				   __be32 daddr, u16 ev, struct flowi4 *fl4)
 {
+	struct rtable *rt;
+
 	memset(fl4, 0, sizeof(*fl4));
 	fl4->daddr = daddr;
 	fl4->saddr = saddr;
 	fl4->flowi4_proto = IPPROTO_UDP;
 	fl4->fl4_sport = htons(ev);
 	fl4->fl4_dport = htons(READ_ONCE(sn->cfg.udp_port));
-	return ip_route_output_key(sn->net, fl4);
+	rt = ip_route_output_key(sn->net, fl4);
+	if (IS_ERR(rt))
+		return rt;
+	if (rt->rt_type != RTN_UNICAST && rt->rt_type != RTN_LOCAL) {
+		ip_rt_put(rt);
+		return ERR_PTR(-EINVAL);
+	}
+	return rt;
 }
 
 static int __spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
@@ -331,11 +344,6 @@ static int __spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 				  daddr->s6_addr32[3], 0, &fl4);
 		if (IS_ERR(rt))
 			return PTR_ERR(rt);
-		/* a directed broadcast (or multicast) is not a peer */
-		if (rt->rt_type != RTN_UNICAST && rt->rt_type != RTN_LOCAL) {
-			ip_rt_put(rt);
-			return -EINVAL;
-		}
 		mtu = dst_mtu(&rt->dst);
 		ipv6_addr_set_v4mapped(fl4.saddr, saddr);
 		ip_rt_put(rt);
@@ -433,10 +441,6 @@ struct dst_entry *spray_udp_dst(struct spray_net *sn,
 				  ev, &fl4);
 		if (IS_ERR(rt))
 			goto out;
-		if (rt->rt_type != RTN_UNICAST && rt->rt_type != RTN_LOCAL) {
-			ip_rt_put(rt);
-			goto out;
-		}
 		dst = &rt->dst;
 	} else if (IS_ENABLED(CONFIG_IPV6)) {
 		struct flowi6 fl6;
@@ -487,13 +491,12 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 	struct socket *sock;
 
 	/*
-	 * The route from the connection's cache (spray_udp_dst()), taken
-	 * off the skb: the tunnel helpers attach the one they are given.
+	 * The route from the connection's cache (spray_udp_dst()): the
+	 * skb's reference is taken over (skb_dst_set() releases nothing),
+	 * as the tunnel helpers attach the route they are given.
 	 */
-	if (dst) {
-		dst_hold(dst);
-		skb_dst_drop(skb);
-	}
+	if (dst)
+		skb_dst_set(skb, NULL);
 	/*
 	 * A train (spray_queue_train()): UDP GSO, cut into its packets by
 	 * the device or by the stack where the device cannot. Its checksum
@@ -521,14 +524,9 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 		} else {
 			rt = spray_route4(sn, cb.saddr.s6_addr32[3],
 					  cb.daddr.s6_addr32[3], cb.ev, &fl4);
+			/* never answer towards a broadcast address */
 			if (IS_ERR(rt))
 				goto drop;
-			/* never answer towards a broadcast address */
-			if (rt->rt_type != RTN_UNICAST &&
-			    rt->rt_type != RTN_LOCAL) {
-				ip_rt_put(rt);
-				goto drop;
-			}
 		}
 		udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
 				    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
