@@ -510,7 +510,8 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 	}
 
 	if (ipv6_addr_v4mapped(&cb.daddr)) {
-		struct flowi4 fl4;
+		/* filled by the lookup, or its addresses only: no clearing */
+		struct flowi4 fl4 __uninitialized;
 		struct rtable *rt;
 
 		sock = rcu_dereference(sn->udp_sock);
@@ -535,7 +536,7 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 	}
 #if IS_ENABLED(CONFIG_IPV6)
 	{
-		struct flowi6 fl6;
+		struct flowi6 fl6 __uninitialized;
 
 		sock = rcu_dereference(sn->udp6_sock);
 		if (unlikely(!sock))
