@@ -58,6 +58,26 @@ quiet() {
 	[ "$i" -gt 1 ] && echo "# waited $(((i - 1) / 10)).$(((i - 1) % 10)) s for the sockets of the tests before (refcnt $(cat /sys/module/spray/refcnt 2>/dev/null))"
 }
 
+# The kernel's problems, for the final check below and after each test.
+problems="WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|lockdep|KASAN|UBSAN|kmemleak|Call Trace"
+
+# A warning that a later test's crash would hide (the final check never
+# runs then, and the log is lost with the guest): the taint is looked at
+# after each test, and when it grew, the kernel log of that moment goes
+# beside the test's TAP file ($OUT/TEST.kernel.log) and its problems to
+# the console, naming the test. The final check still decides.
+taint_seen=$(cat /proc/sys/kernel/tainted)
+taint_check() {
+	local now
+	now=$(cat /proc/sys/kernel/tainted)
+	[ "$now" = "$taint_seen" ] && return 0
+	taint_seen=$now
+	[ $((now & ~(4096 | 8192))) -eq 0 ] && return 0
+	dmesg >"$OUT/$1.kernel.log"
+	echo "# kernel tainted ($now) during $1: its log in $1.kernel.log"
+	grep -E -A 30 "$problems" "$OUT/$1.kernel.log" | head -n 60 | sed 's/^/#   /'
+}
+
 # Each test's duration (seconds) also goes to $OUT/times, a line per test.
 : >"$OUT/times"
 for t in "$@"; do
@@ -72,6 +92,7 @@ for t in "$@"; do
 	cat "$OUT/$t.tap"
 	echo "# ---- $t took $((SECONDS - start)) s"
 	echo "$t $((SECONDS - start))" >>"$OUT/times"
+	taint_check "$t"
 	if [ $rc -eq 4 ] && ! grep -q "^not ok" "$OUT/$t.tap"; then
 		# kselftest's KSFT_SKIP: a prerequisite is missing
 		rok "$t # SKIP $(sed -n 's/^1\.\.0 # SKIP //p' "$OUT/$t.tap" | head -n 1)"
@@ -98,8 +119,7 @@ fi
 # Kernel log: no warning, bug, oops, lockdep or sanitizer report, and no
 # taint but out-of-tree (O, 4096) and unsigned (E, 8192).
 dmesg >"$OUT/kernel.log"
-if grep -E "WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|lockdep|KASAN|UBSAN|kmemleak|Call Trace" \
-	"$OUT/kernel.log" >"$OUT/kernel-problems.log"; then
+if grep -E "$problems" "$OUT/kernel.log" >"$OUT/kernel-problems.log"; then
 	rfail "kernel log clean (see kernel-problems.log)"
 	cat "$OUT/kernel-problems.log"
 else
