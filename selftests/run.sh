@@ -62,20 +62,32 @@ quiet() {
 problems="WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|lockdep|KASAN|UBSAN|kmemleak|Call Trace"
 
 # A warning that a later test's crash would hide (the final check never
-# runs then, and the log is lost with the guest): the taint is looked at
-# after each test, and when it grew, the kernel log of that moment goes
-# beside the test's TAP file ($OUT/TEST.kernel.log) and its problems to
-# the console, naming the test. The final check still decides.
+# runs then, and the log is lost with the guest): after each test the
+# kernel log's problem lines are counted and the taint is read; when
+# either grew, the kernel log of that moment goes beside the test's TAP
+# file ($OUT/TEST.kernel.log) and the new problems to the console, naming
+# the test. The count catches what comes after a first taint (which the
+# taint alone would not show again) and reports that set no taint (lockdep
+# turning itself off). The final check still decides.
 taint_seen=$(cat /proc/sys/kernel/tainted)
+problems_seen=0
 taint_check() {
-	local now
+	local now log n
 	now=$(cat /proc/sys/kernel/tainted)
-	[ "$now" = "$taint_seen" ] && return 0
-	taint_seen=$now
-	[ $((now & ~(4096 | 8192))) -eq 0 ] && return 0
-	dmesg >"$OUT/$1.kernel.log"
-	echo "# kernel tainted ($now) during $1: its log in $1.kernel.log"
-	grep -E -A 30 "$problems" "$OUT/$1.kernel.log" | head -n 60 | sed 's/^/#   /'
+	log=$(dmesg)
+	n=$(grep -cE "$problems" <<<"$log")
+	if [ "$n" -le "$problems_seen" ] &&
+	   { [ "$now" = "$taint_seen" ] || [ $((now & ~(4096 | 8192))) -eq 0 ]; }; then
+		problems_seen=$n taint_seen=$now
+		return 0
+	fi
+	printf '%s\n' "$log" >"$OUT/$1.kernel.log"
+	echo "# kernel problems during $1 (taint $now, problem lines $problems_seen -> $n): its log in $1.kernel.log"
+	# from the first problem line not reported yet
+	awk -v skip="$problems_seen" -v re="$problems" \
+		'$0 ~ re && ++seen > skip && !from { from = NR } from && NR < from + 60' \
+		"$OUT/$1.kernel.log" | sed 's/^/#   /'
+	problems_seen=$n taint_seen=$now
 }
 
 # Each test's duration (seconds) also goes to $OUT/times, a line per test.
