@@ -120,6 +120,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 	u32 lost;
 
 	__skb_queue_head_init(&q);
+	spray_mib_inc(sn, SPRAY_MIB_TIMER_FIRES);
 	spin_lock_bh(&ss->lock);
 	if (ss->dead)
 		goto out;

@@ -156,6 +156,7 @@ const struct ynl_policy_attr spray_stats_policy[SPRAY_A_STATS_MAX + 1] = {
 	[SPRAY_A_STATS_RX_TURNS] = { .name = "rx-turns", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_RX_TURNS_EXPIRED] = { .name = "rx-turns-expired", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_CLOSED_ACKS] = { .name = "closed-acks", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_TIMER_FIRES] = { .name = "timer-fires", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest spray_stats_nest = {
@@ -694,6 +695,11 @@ int spray_stats_get_rsp_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.closed_acks = 1;
 			dst->closed_acks = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_TIMER_FIRES) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.timer_fires = 1;
+			dst->timer_fires = ynl_attr_get_u64(attr);
 		}
 	}
 
