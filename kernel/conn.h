@@ -430,6 +430,7 @@ static inline struct spray_net *spray_conn_net(const struct spray_conn *c)
 	return c->ss->sn;
 }
 
+void spray_conn_arm_carried(struct spray_conn *c, u64 now);
 void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up);
 void spray_conn_trace_cc(struct spray_conn *c);
 bool spray_conn_tx_done(const struct spray_conn *c);

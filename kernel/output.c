@@ -1025,7 +1025,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	struct spray_tmsg *m;
 	struct sk_buff_head q;
 	long timeo, vm_wait;
-	bool charged;
+	bool charged, owed;
 	u64 now;
 	int err;
 
@@ -1145,8 +1145,12 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 	now = ktime_get_ns();
 	c->last_active_ns = now;
 	__skb_queue_head_init(&q);
+	owed = c->peer_cid && c->rx.unacked;
 	spray_conn_pump(c, now, &q);
-	spray_conn_arm(c, now);
+	if (owed && !c->rx.unacked)
+		spray_conn_arm_carried(c, now);
+	else
+		spray_conn_arm(c, now);
 	spin_unlock_bh(&ss->lock);
 	spray_xmit_queue(sn, &q);
 	if (fresh)

@@ -72,8 +72,11 @@ static u64 spray_conn_persist_deadline(struct spray_conn *c)
 	return t && spray_conn_next_new(c) ? t : 0;
 }
 
-/* Arm the timer for the next ACK, NACK, loss, RTO or persist deadline. */
-void spray_conn_arm(struct spray_conn *c, u64 now)
+/*
+ * Arm the timer for the next ACK, NACK, loss, RTO or persist deadline; with
+ * @later, also when that is later than the timer is queued for.
+ */
+static void __spray_conn_arm(struct spray_conn *c, u64 now, bool later)
 {
 	u64 t = 0;
 
@@ -103,10 +106,32 @@ void spray_conn_arm(struct spray_conn *c, u64 now)
 	 * then). Restarting a queued hrtimer costs a tree removal and
 	 * insertion per packet.
 	 */
-	if (hrtimer_is_queued(&c->timer) &&
+	if (!later && hrtimer_is_queued(&c->timer) &&
 	    ktime_to_ns(hrtimer_get_expires(&c->timer)) <= t)
 		return;
 	hrtimer_start(&c->timer, ns_to_ktime(t), HRTIMER_MODE_ABS_SOFT);
+}
+
+void spray_conn_arm(struct spray_conn *c, u64 now)
+{
+	__spray_conn_arm(c, now, false);
+}
+
+/**
+ * spray_conn_arm_carried() - arm the timer after data that carried an ACK
+ * @c: the connection, its socket's lock held
+ * @now: current time
+ *
+ * The timer was queued for the delayed ACK, which waited for an answer to
+ * carry it (rxwin.answering) and is gone with it: the timer moves to the
+ * next deadline, the RTO of the answer. Left queued, it would fire for
+ * nothing once per request and once per answer, on both ends of a
+ * request/response exchange.
+ */
+void spray_conn_arm_carried(struct spray_conn *c, u64 now)
+{
+	lockdep_assert_held(&c->ss->lock);
+	__spray_conn_arm(c, now, true);
 }
 
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t)

@@ -1134,6 +1134,63 @@ TEST_F_TIMEOUT(two, answers_carry_acks, 120)
 	}
 }
 
+/* what the timer expirations of namespace @ns had to do */
+static long timer_work_of(const char *ns)
+{
+	return acks_of(ns, "ack-tx") + acks_of(ns, "nack-tx") +
+	       acks_of(ns, "rto") + acks_of(ns, "window-probes");
+}
+
+/*
+ * Requests and answers with the default rto-min-us (an ACK waits 250 us
+ * for the answer to carry it): the connection's timer, queued for that
+ * delayed ACK, moves on when the answer carries it. Left queued, it went
+ * off for nothing once per request and once per answer (1.2 to 2.2
+ * expirations per exchange), each a softirq on a CPU often woken from idle
+ * for it. An expiration that had something to do sent an ACK, a NACK, a
+ * window probe or a retransmission: the answers that came late on a slow
+ * machine (the debug kernel) are those.
+ */
+TEST_F_TIMEOUT(two, answers_leave_the_timer_alone, 120)
+{
+	const unsigned int n = 400, len = 64;
+	struct { int fd; unsigned int n; long failed; } srv = {
+		.fd = self->b, .n = n, .failed = -1,
+	};
+	long fires, work, fires0, work0;
+	unsigned char buf[256];
+	unsigned int i, ok = 0;
+	pthread_t t;
+	ssize_t r;
+
+	/* one exchange first: the connections exist, their SYNs are done */
+	srv.n = n + 1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
+	ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, 0, 0));
+	ASSERT_TRUE(spray_wait_readable(self->a, 20000));
+	ASSERT_EQ((ssize_t)len, recv(self->a, buf, sizeof(buf), 0));
+	fires0 = acks_of(NULL, "timer-fires") + acks_of(self->nb, "timer-fires");
+	work0 = timer_work_of(NULL) + timer_work_of(self->nb);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
+		if (!spray_wait_readable(self->a, 20000))
+			break;
+		r = recv(self->a, buf, sizeof(buf), 0);
+		if (r == (ssize_t)len && check(buf, len) == (long)i)
+			ok++;
+	}
+	fires = acks_of(NULL, "timer-fires") + acks_of(self->nb, "timer-fires") -
+		fires0;
+	work = timer_work_of(NULL) + timer_work_of(self->nb) - work0;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, srv.failed);
+	EXPECT_EQ(n, ok) TH_LOG("%u of %u answers came back intact", ok, n);
+	TH_LOG("%ld timer expirations, %ld ACKs, NACKs, probes and RTOs, for %u exchanges",
+	       fires, work, n);
+	EXPECT_LE(fires, work + n / 10)
+		dump_stats(self->nb);
+}
+
 /*
  * A peer of an earlier release announces caps 0: it takes no ACK inside
  * DATA (an older stack ignores the flag), so the answers to its requests
