@@ -1046,14 +1046,23 @@ static void *answer_requests(void *arg)
 	ssize_t r;
 
 	for (i = 0; i < srv->n; i++) {
-		if (!spray_wait_readable(srv->fd, 20000))
+		struct pollfd p = { .fd = srv->fd, .events = POLLIN };
+		int pr = poll(&p, 1, 20000);
+
+		if (pr != 1 || !(p.revents & POLLIN)) {
+			fprintf(stderr, "# server: request %u: poll %d revents %#x errno %d\n",
+				i, pr, p.revents, errno);
 			break;
+		}
 		flen = sizeof(from);
 		r = recvfrom(srv->fd, buf, sizeof(buf), 0,
 			     (struct sockaddr *)&from, &flen);
 		if (r <= 0 || sendto(srv->fd, buf, (size_t)r, 0,
-				     (struct sockaddr *)&from, flen) != r)
+				     (struct sockaddr *)&from, flen) != r) {
+			fprintf(stderr, "# server: request %u: recvfrom %zd errno %d\n",
+				i, r, errno);
 			break;
+		}
 	}
 	srv->failed = srv->n - i;
 	return NULL;
@@ -1148,8 +1157,10 @@ static long timer_work_of(const char *ns)
  * off for nothing once per request and once per answer (1.2 to 2.2
  * expirations per exchange), each a softirq on a CPU often woken from idle
  * for it. An expiration that had something to do sent an ACK, a NACK, a
- * window probe or a retransmission: the answers that came late on a slow
- * machine (the debug kernel) are those.
+ * window probe or a retransmission. An answer that comes after the ACK's
+ * wait (a slow machine: the debug kernel) lets the ACK go alone, and may
+ * leave each end's timer at an RTO that the lone ACK made moot: up to two
+ * idle expirations per exchange whose ACK was not carried.
  */
 TEST_F_TIMEOUT(two, answers_leave_the_timer_alone, 120)
 {
@@ -1157,20 +1168,14 @@ TEST_F_TIMEOUT(two, answers_leave_the_timer_alone, 120)
 	struct { int fd; unsigned int n; long failed; } srv = {
 		.fd = self->b, .n = n, .failed = -1,
 	};
-	long fires, work, fires0, work0;
+	long fires, work, car, late;
 	unsigned char buf[256];
 	unsigned int i, ok = 0;
 	pthread_t t;
 	ssize_t r;
 
-	/* one exchange first: the connections exist, their SYNs are done */
-	srv.n = n + 1;
+	/* the namespaces are the test's own: their counters start at 0 */
 	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
-	ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, 0, 0));
-	ASSERT_TRUE(spray_wait_readable(self->a, 20000));
-	ASSERT_EQ((ssize_t)len, recv(self->a, buf, sizeof(buf), 0));
-	fires0 = acks_of(NULL, "timer-fires") + acks_of(self->nb, "timer-fires");
-	work0 = timer_work_of(NULL) + timer_work_of(self->nb);
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
 		if (!spray_wait_readable(self->a, 20000))
@@ -1179,15 +1184,25 @@ TEST_F_TIMEOUT(two, answers_leave_the_timer_alone, 120)
 		if (r == (ssize_t)len && check(buf, len) == (long)i)
 			ok++;
 	}
-	fires = acks_of(NULL, "timer-fires") + acks_of(self->nb, "timer-fires") -
-		fires0;
-	work = timer_work_of(NULL) + timer_work_of(self->nb) - work0;
+	fires = acks_of(NULL, "timer-fires") + acks_of(self->nb, "timer-fires");
+	work = timer_work_of(NULL) + timer_work_of(self->nb);
+	car = acks_of(NULL, "ack-carried") + acks_of(self->nb, "ack-carried");
+	/* the ACKs of requests and answers that went alone */
+	late = 2 * (long)n > car ? 2 * (long)n - car : 0;
 	pthread_join(t, NULL);
 	EXPECT_EQ(0, srv.failed);
-	EXPECT_EQ(n, ok) TH_LOG("%u of %u answers came back intact", ok, n);
-	TH_LOG("%ld timer expirations, %ld ACKs, NACKs, probes and RTOs, for %u exchanges",
-	       fires, work, n);
-	EXPECT_LE(fires, work + n / 10)
+	EXPECT_EQ(n, ok) {
+		struct pollfd pb = { .fd = self->b, .events = POLLIN };
+		int inq = -1;
+
+		ioctl(self->b, SIOCINQ, &inq);
+		TH_LOG("%u of %u answers came back intact; B: SIOCINQ %d, poll %d revents %#x",
+		       ok, n, inq, poll(&pb, 1, 0), pb.revents);
+		dump_stats(self->nb);
+	}
+	TH_LOG("%ld timer expirations, %ld ACKs/NACKs/probes/RTOs, %ld ACKs alone, %u exchanges",
+	       fires, work, late, n);
+	EXPECT_LE(fires, work + late + n / 10)
 		dump_stats(self->nb);
 }
 
