@@ -1068,6 +1068,28 @@ static void *answer_requests(void *arg)
 	return NULL;
 }
 
+/*
+ * A sends @n requests of @len bytes to @to, each after the answer to the
+ * one before; returns how many answers came back intact.
+ */
+static unsigned int ask_requests(int fd, const struct sockaddr_spray *to,
+				 unsigned int n, uint32_t len)
+{
+	unsigned char buf[256];
+	unsigned int i, ok = 0;
+	ssize_t r;
+
+	for (i = 0; i < n; i++) {
+		if (send_seq(fd, to, len, i, 0) != (ssize_t)len ||
+		    !spray_wait_readable(fd, 20000))
+			break;
+		r = recv(fd, buf, sizeof(buf), 0);
+		if (r == (ssize_t)len && check(buf, len) == (long)i)
+			ok++;
+	}
+	return ok;
+}
+
 static long acks_of(const char *ns, const char *what)
 {
 	return spray_ctl_val(ns, "stats", what);
@@ -1086,11 +1108,9 @@ TEST_F_TIMEOUT(two, answers_carry_acks, 120)
 		.fd = self->b, .n = n, .failed = -1,
 	};
 	long tx_a, tx_b, car_a, car_b, rx_a, rx_b;
-	unsigned char buf[256];
-	unsigned int i, ok = 0;
+	unsigned int ok;
 	double end;
 	pthread_t t;
-	ssize_t r;
 
 	/*
 	 * A quarter of rto-min-us is how long an ACK waits for the answer:
@@ -1101,14 +1121,7 @@ TEST_F_TIMEOUT(two, answers_carry_acks, 120)
 			      "ip netns exec %s " SPRAYCTL " set rto-min-us 40000",
 			      self->nb));
 	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
-	for (i = 0; i < n; i++) {
-		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
-		if (!spray_wait_readable(self->a, 20000))
-			break;
-		r = recv(self->a, buf, sizeof(buf), 0);
-		if (r == (ssize_t)len && check(buf, len) == (long)i)
-			ok++;
-	}
+	ok = ask_requests(self->a, &self->sb, n, len);
 	pthread_join(t, NULL);
 	EXPECT_EQ(0, srv.failed);
 	EXPECT_EQ(n, ok) TH_LOG("%u of %u answers came back intact", ok, n);
@@ -1169,21 +1182,12 @@ TEST_F_TIMEOUT(two, answers_leave_the_timer_alone, 120)
 		.fd = self->b, .n = n, .failed = -1,
 	};
 	long fires, work, car, late;
-	unsigned char buf[256];
-	unsigned int i, ok = 0;
+	unsigned int ok;
 	pthread_t t;
-	ssize_t r;
 
 	/* the namespaces are the test's own: their counters start at 0 */
 	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
-	for (i = 0; i < n; i++) {
-		ASSERT_EQ((ssize_t)len, send_seq(self->a, &self->sb, len, i, 0));
-		if (!spray_wait_readable(self->a, 20000))
-			break;
-		r = recv(self->a, buf, sizeof(buf), 0);
-		if (r == (ssize_t)len && check(buf, len) == (long)i)
-			ok++;
-	}
+	ok = ask_requests(self->a, &self->sb, n, len);
 	fires = acks_of(NULL, "timer-fires") + acks_of(self->nb, "timer-fires");
 	work = timer_work_of(NULL) + timer_work_of(self->nb);
 	car = acks_of(NULL, "ack-carried") + acks_of(self->nb, "ack-carried");
