@@ -483,7 +483,10 @@ static u32 spray_tmsg_charge_nodata(void)
  * admitted (allocated as the fragments arrive, so that an admitted message
  * always completes), @extra for the skbs of its fragments kept beyond
  * their payload (spray_rmsg_keep()), and its record, page array and
- * fragment bitmap. A 1-byte message takes a page.
+ * fragment bitmap. A 1-byte message takes a page: one that lies in its
+ * record (up to SPRAY_RX_INLINE bytes) is charged the same, so that the
+ * buffer and the credit count small messages as they always did, above
+ * what they hold, as UDP charges a small datagram its skb's truesize.
  */
 u32 spray_rmsg_charge(u32 len, u32 extra)
 {
@@ -599,7 +602,8 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
  * @to: where
  * @len: how many, at most @rm->len
  *
- * Fragments kept as skbs are copied from them, the others from the pages.
+ * Fragments kept as skbs are copied from them, the others from the pages
+ * (a short message: from its record).
  *
  * Return: 0, or -EFAULT.
  */
@@ -620,6 +624,11 @@ int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 		if (skb) {
 			if (skb_copy_datagram_iter(skb, rm->skbs[i].data_off +
 						   off - i * rm->frag, to, n))
+				return -EFAULT;
+			continue;
+		}
+		if (rm->inl) {
+			if (copy_to_iter(rm->data + off, n, to) != n)
 				return -EFAULT;
 			continue;
 		}

@@ -386,15 +386,22 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RCVBUF_FULL);
 		return ERR_PTR(-ENOBUFS);
 	}
-	rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
-	if (!rm)
-		goto err_uncharge;
-	rm->npages = DIV_ROUND_UP(len, PAGE_SIZE);
-	rm->pages = kcalloc(rm->npages, sizeof(*rm->pages),
-			    GFP_ATOMIC | __GFP_NOWARN);
-	if (!rm->pages) {
-		kfree(rm);
-		goto err_uncharge;
+	if (len <= SPRAY_RX_INLINE) {
+		rm = kzalloc(struct_size(rm, data, len), GFP_ATOMIC);
+		if (!rm)
+			goto err_uncharge;
+		rm->inl = true;
+	} else {
+		rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
+		if (!rm)
+			goto err_uncharge;
+		rm->npages = DIV_ROUND_UP(len, PAGE_SIZE);
+		rm->pages = kcalloc(rm->npages, sizeof(*rm->pages),
+				    GFP_ATOMIC | __GFP_NOWARN);
+		if (!rm->pages) {
+			kfree(rm);
+			goto err_uncharge;
+		}
 	}
 	rm->msg_id = p->data.msg_id;
 	rm->len = len;
@@ -438,6 +445,12 @@ static int spray_rmsg_frag(struct spray_rmsg *rm, u32 off, u32 len)
 
 	if (!len || off >= rm->len || len > rm->len - off)
 		return -EINVAL;
+	if (!rm->frag && !off && last && !rm->got) {
+		/* the whole message in one packet: no grid to keep */
+		rm->frag = len;
+		rm->got = len;
+		return 0;
+	}
 	if (!rm->frag && last && off) {
 		/* the last fragment first: place it once the grid is known */
 		if (rm->last_off != U32_MAX)
@@ -462,8 +475,9 @@ static int spray_rmsg_frag(struct spray_rmsg *rm, u32 off, u32 len)
 		rm->frag = len;
 		if (rm->last_off != U32_MAX)
 			__set_bit(n - 1, rm->fmap);
-	} else if (off % rm->frag ||
+	} else if (!rm->fmap || off % rm->frag ||
 		   len != min(rm->frag, rm->len - off)) {
+		/* no map: the message's one fragment came already */
 		return -EINVAL;
 	}
 	i = off / rm->frag;
@@ -476,17 +490,22 @@ static int spray_rmsg_frag(struct spray_rmsg *rm, u32 off, u32 len)
 /* Forget a fragment spray_rmsg_frag() accepted but that could not be stored. */
 static void spray_rmsg_unfrag(struct spray_rmsg *rm, u32 off, u32 len)
 {
-	if (rm->frag)
+	if (rm->fmap)
 		__clear_bit(off / rm->frag, rm->fmap);
+	else if (rm->frag)
+		rm->frag = 0;	/* the message's one fragment */
 	else if (rm->last_off == off)
 		rm->last_off = U32_MAX;
 	rm->got -= len;
 }
 
-/* Copy a fragment's payload into the message's pages. */
+/* Copy a fragment's payload into the message's pages (or its record). */
 static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
 			   u32 skb_off, u32 off, u32 len)
 {
+	if (rm->inl)
+		return skb_copy_bits(skb, skb_off, rm->data + off, len) ?
+		       -EFAULT : 0;
 	while (len) {
 		u32 idx = off >> PAGE_SHIFT, poff = off & ~PAGE_MASK;
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);

@@ -425,6 +425,9 @@ struct spray_rx_frag {
  *	received since; what credit the rest of it needs
  * @skipped: not a message: the place of one the receiver refused (longer
  *	than max-msg), so that ordered delivery goes past it
+ * @inl: the data lies in @data, not in @pages: a message of at most
+ *	%SPRAY_RX_INLINE bytes
+ * @data: the data of an @inl message
  */
 struct spray_rmsg {
 	struct list_head	node;
@@ -443,7 +446,17 @@ struct spray_rmsg {
 	u32			extra_left;
 	u32			pkts_left;
 	bool			skipped;
+	bool			inl;
+	u8			data[];
 };
+
+/*
+ * Largest message received into its record (&spray_rmsg.inl) rather than
+ * pages: one allocation instead of three (record, page array, page), as a
+ * sender's short message is one linear buffer (SPRAY_TMSG_LINEAR). At most
+ * %SPRAY_MIN_FRAG: always one fragment.
+ */
+#define SPRAY_RX_INLINE		256
 
 /*
  * Smallest fragment accepted (but the last of a message): a sender's

@@ -81,8 +81,8 @@ FIXTURE_TEARDOWN(pair)
 
 TEST_F_TIMEOUT(pair, sizes_round_trip, 120)
 {
-	size_t sizes[] = { 1, 2, 100, 1423, 1424, 1425, 4096, 65536, 100001,
-			   1 << 20, MAX_MSG };
+	size_t sizes[] = { 1, 2, 100, 255, 256, 257, 1423, 1424, 1425, 4096,
+			   65536, 100001, 1 << 20, MAX_MSG };
 	unsigned char *tx = malloc(MAX_MSG), *rx = malloc(MAX_MSG + 1);
 	struct sockaddr_spray from;
 	socklen_t flen;
@@ -199,6 +199,40 @@ TEST_F(pair, scattered_and_truncated_reads_of_a_long_message)
 	EXPECT_EQ(0, rx[cut]);
 	free(tx);
 	free(rx);
+}
+
+/*
+ * A short message (the receiver keeps it in its record, not in pages):
+ * read scattered, peeked and read truncated, as a long one is.
+ */
+TEST_F(pair, short_message_scattered_peeked_truncated)
+{
+	unsigned char tx[200], rx[200];
+	struct iovec iov[3] = {
+		{ .iov_base = rx, .iov_len = 1 },
+		{ .iov_base = rx + 1, .iov_len = 100 },
+		{ .iov_base = rx + 101, .iov_len = sizeof(rx) - 101 },
+	};
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 3 };
+
+	fill(tx, sizeof(tx), 5);
+	ASSERT_EQ((ssize_t)sizeof(tx), spray_sendto(self->a, tx, sizeof(tx), &self->sb));
+	ASSERT_EQ((ssize_t)sizeof(tx), spray_sendto(self->a, tx, sizeof(tx), &self->sb));
+	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+	memset(rx, 0, sizeof(rx));
+	EXPECT_EQ((ssize_t)sizeof(tx), recvmsg(self->b, &m, 0));
+	EXPECT_EQ(0, memcmp(tx, rx, sizeof(tx)));
+	ASSERT_TRUE(wait_readable(self->b, TIMEOUT_MS));
+	memset(rx, 0, sizeof(rx));
+	EXPECT_EQ(50, recv(self->b, rx, 50, MSG_PEEK));
+	EXPECT_EQ(0, memcmp(tx, rx, 50));
+	memset(rx, 0, sizeof(rx));
+	EXPECT_EQ((ssize_t)sizeof(tx), recv(self->b, rx, 50, MSG_TRUNC));
+	EXPECT_EQ(0, memcmp(tx, rx, 50));
+	EXPECT_EQ(0, rx[50]);
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->b, rx, sizeof(rx), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
 }
 
 TEST_F(pair, recvmsg_flags_truncated)
