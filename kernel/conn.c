@@ -208,7 +208,8 @@ void spray_rmem_uncharge(struct sock *sk, u32 size)
 
 /*
  * What a message being sent holds: its record and its data (a buffer, or
- * page chunks and their array: spray_tmsg_alloc_data()).
+ * page chunks and their array: spray_tmsg_alloc_data()). A short one
+ * whose buffer is the record's tail is charged as if apart.
  */
 u32 spray_tmsg_charge(u32 len, u32 slot_frag)
 {
@@ -258,6 +259,23 @@ static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u8 order)
 }
 
 /**
+ * spray_tmsg_alloc() - the record of a message of @len bytes to send
+ * @len: its length
+ *
+ * Process context. A message of at most SPRAY_TMSG_INLINE bytes gets its
+ * buffer at the record's end (&spray_tmsg.data), in the same allocation.
+ *
+ * Return: the record, zeroed, or NULL.
+ */
+struct spray_tmsg *spray_tmsg_alloc(u32 len)
+{
+	struct spray_tmsg *m;
+
+	return kzalloc(struct_size(m, data, len <= SPRAY_TMSG_INLINE ? len : 0),
+		       GFP_KERNEL);
+}
+
+/**
  * spray_tmsg_alloc_data() - the memory for a message's @len bytes
  * @m: the message
  * @len: its length
@@ -266,13 +284,20 @@ static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u8 order)
  *
  * Process context. Chunks of 32 KiB where the page allocator has them
  * without effort, else pages. A message that fits SPRAY_TMSG_LINEAR is
- * one buffer, copied into its packets: it is never slotted.
+ * one buffer, copied into its packets: it is never slotted; up to
+ * SPRAY_TMSG_INLINE bytes, the record's own tail (@m from
+ * spray_tmsg_alloc() for @len).
  *
  * Return: 0 or -ENOMEM.
  */
 int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len, u32 slot_frag)
 {
 	m->len = len;
+	if (len <= SPRAY_TMSG_INLINE) {
+		/* spray_tmsg_alloc() made room */
+		m->buf = m->data;
+		return 0;
+	}
 	if (len <= SPRAY_TMSG_LINEAR) {
 		m->buf = kmalloc(len, GFP_KERNEL);
 		return m->buf ? 0 : -ENOMEM;
@@ -288,7 +313,8 @@ void spray_tmsg_free_data(struct spray_tmsg *m)
 {
 	u16 i;
 
-	kfree(m->buf);
+	if (m->buf != m->data)
+		kfree(m->buf);
 	m->buf = NULL;
 	for (i = 0; m->chunks && i < m->nchunks && m->chunks[i]; i++)
 		spray_page_free(m->chunks[i], spray_tmsg_chunk_order(m, i));
@@ -472,10 +498,13 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 	return 0;
 }
 
-/* An error queue entry whose data did not fit the receive buffer. */
-static u32 spray_tmsg_charge_nodata(void)
+/*
+ * An error queue entry whose data did not fit the receive buffer: its
+ * record, with the @inl bytes a short message keeps at its end.
+ */
+static u32 spray_tmsg_charge_nodata(u32 inl)
 {
-	return kmalloc_size_roundup(sizeof(struct spray_tmsg));
+	return kmalloc_size_roundup(sizeof(struct spray_tmsg) + inl);
 }
 
 /*
@@ -778,7 +807,8 @@ static void spray_tmsg_report(struct spray_sock *ss, struct spray_tmsg *m,
 	if (atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf) ||
 	    !spray_rmem_charge(sk, m->charge)) {
 		spray_tmsg_free_data(m);
-		nodata = spray_tmsg_charge_nodata();
+		nodata = spray_tmsg_charge_nodata(m->len <= SPRAY_TMSG_INLINE ?
+						  m->len : 0);
 		/* at the hard memory limit the entry goes uncharged */
 		m->charge = spray_rmem_charge(sk, nodata) ? nodata : 0;
 	}
@@ -1131,7 +1161,7 @@ void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 	m->abandoned = true;
 	WRITE_ONCE(c->ss->tx_bytes, c->ss->tx_bytes - (m->len - m->next_off));
 	if (!c->ss->closing && c->ss->errq_len < SPRAY_MAX_ERRQ) {
-		u32 charge = spray_tmsg_charge_nodata();
+		u32 charge = spray_tmsg_charge_nodata(0);
 		struct spray_tmsg *e;
 
 		e = kzalloc(sizeof(*e), GFP_ATOMIC);

@@ -151,6 +151,8 @@ struct spray_tmsg_hist {
  *	payload, one per packet of that payload size (layout.h), written
  *	when the connection's packets had that size
  * @hist: its history, for the error queue
+ * @data: @buf, for a message of at most %SPRAY_TMSG_INLINE bytes
+ *	(spray_tmsg_alloc())
  *
  * On the error queue, when the receive buffer had no room for its data,
  * the entry has neither @buf nor @chunks.
@@ -180,6 +182,7 @@ struct spray_tmsg {
 	u8			order;
 	u16			slot_frag;
 	struct spray_tmsg_hist	hist;
+	u8			data[];
 };
 
 /*
@@ -193,6 +196,8 @@ struct spray_tmsg {
  */
 #define SPRAY_TMSG_LINEAR	PAGE_SIZE
 #define SPRAY_TMSG_ORDER	3
+/* up to this many bytes, the buffer is the record's tail: one allocation */
+#define SPRAY_TMSG_INLINE	256
 
 /**
  * struct spray_conn - one socket's state for one peer socket
@@ -494,6 +499,7 @@ void spray_rx_turns(struct spray_sock *ss, u64 now, struct sk_buff_head *q);
 void spray_conn_arm(struct spray_conn *c, u64 now);
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t);
 
+struct spray_tmsg *spray_tmsg_alloc(u32 len);
 int spray_tmsg_alloc_data(struct spray_tmsg *m, u32 len, u32 slot_frag);
 void spray_tmsg_free_data(struct spray_tmsg *m);
 int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from);

@@ -1083,7 +1083,7 @@ int spray_conn_sendmsg(struct spray_sock *ss, const struct spray_addr *to,
 
 	/* charged: now the memory */
 	err = -ENOMEM;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = spray_tmsg_alloc(len);
 	if (!m)
 		goto err_uncharge;
 	m->charge = charge;

@@ -453,7 +453,7 @@ struct spray_rmsg {
 /*
  * Largest message received into its record (&spray_rmsg.inl) rather than
  * pages: one allocation instead of three (record, page array, page), as a
- * sender's short message is one linear buffer (SPRAY_TMSG_LINEAR). At most
+ * sender keeps a short message in its record (SPRAY_TMSG_INLINE). At most
  * %SPRAY_MIN_FRAG: always one fragment.
  */
 #define SPRAY_RX_INLINE		256
