@@ -656,7 +656,7 @@ int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 				return -EFAULT;
 			continue;
 		}
-		if (rm->inl) {
+		if (spray_rmsg_inline(rm)) {
 			if (copy_to_iter(rm->data + off, n, to) != n)
 				return -EFAULT;
 			continue;

@@ -390,7 +390,6 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 		rm = kzalloc(struct_size(rm, data, len), GFP_ATOMIC);
 		if (!rm)
 			goto err_uncharge;
-		rm->inl = true;
 	} else {
 		rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
 		if (!rm)
@@ -503,7 +502,7 @@ static void spray_rmsg_unfrag(struct spray_rmsg *rm, u32 off, u32 len)
 static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
 			   u32 skb_off, u32 off, u32 len)
 {
-	if (rm->inl)
+	if (spray_rmsg_inline(rm))
 		return skb_copy_bits(skb, skb_off, rm->data + off, len) ?
 		       -EFAULT : 0;
 	while (len) {

@@ -425,9 +425,8 @@ struct spray_rx_frag {
  *	received since; what credit the rest of it needs
  * @skipped: not a message: the place of one the receiver refused (longer
  *	than max-msg), so that ordered delivery goes past it
- * @inl: the data lies in @data, not in @pages: a message of at most
- *	%SPRAY_RX_INLINE bytes
- * @data: the data of an @inl message
+ * @data: the data of a message of at most %SPRAY_RX_INLINE bytes, which
+ *	has no @pages (spray_rmsg_inline())
  */
 struct spray_rmsg {
 	struct list_head	node;
@@ -446,17 +445,22 @@ struct spray_rmsg {
 	u32			extra_left;
 	u32			pkts_left;
 	bool			skipped;
-	bool			inl;
 	u8			data[];
 };
 
 /*
- * Largest message received into its record (&spray_rmsg.inl) rather than
+ * Largest message received into its record (&spray_rmsg.data) rather than
  * pages: one allocation instead of three (record, page array, page), as a
  * sender keeps a short message in its record (SPRAY_TMSG_INLINE). At most
  * %SPRAY_MIN_FRAG: always one fragment.
  */
 #define SPRAY_RX_INLINE		256
+
+/* Does @rm's data lie in its record? */
+static inline bool spray_rmsg_inline(const struct spray_rmsg *rm)
+{
+	return rm->len <= SPRAY_RX_INLINE;
+}
 
 /*
  * Smallest fragment accepted (but the last of a message): a sender's
