@@ -214,6 +214,10 @@ struct spray_tmsg {
  *	its queued messages (counted in &spray_sock.nlinger)
  * @local_cid: our sending incarnation (src_cid of our DATA, first psn)
  * @synced: the peer acknowledged this incarnation (no more SYN)
+ * @peer_answers: the peer's last ACK came in its DATA (it answers what we
+ *	send): an RTO probes it first (SPRAY_CAP_ANSWER_PROBE)
+ * @rto_probed: an RTO expiry probed (answer probe) and no ACK came since:
+ *	the first that acknowledges nothing new declares the rest lost
  * @peer_ack_cid: the src_cid of the peer's ACKs for this incarnation, put
  *	in our DATA's dst_cid: proof to the peer that we hear its ACKs
  * @next_msg_id: number of the next message queued
@@ -302,6 +306,8 @@ struct spray_conn {
 	bool			lingering;
 	u32			local_cid;
 	bool			synced;
+	bool			peer_answers;
+	bool			rto_probed;
 	u32			peer_ack_cid;
 	u32			next_msg_id;
 	struct list_head	tmsgs;
@@ -436,6 +442,7 @@ static inline struct spray_net *spray_conn_net(const struct spray_conn *c)
 }
 
 void spray_conn_arm_carried(struct spray_conn *c, u64 now);
+void spray_conn_rto(struct spray_conn *c, u64 now, bool probed);
 void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up);
 void spray_conn_trace_cc(struct spray_conn *c);
 bool spray_conn_tx_done(const struct spray_conn *c);

@@ -847,6 +847,18 @@ static enum skb_drop_reason spray_rcv_ack(struct spray_conn *c,
 	if (spray_txwin_on_ack(&c->tw, ack, now, &spray_tx_ops, c, &sum))
 		return SKB_DROP_REASON_TCP_ACK_UNSENT_DATA;
 	c->ack_rx_ns = now;
+	/*
+	 * Progress: the next RTO may probe again. None after an answer
+	 * probe: the peer acknowledged what it has, the rest is lost (one
+	 * round trip after the expiry, where the RTO would have said so)
+	 */
+	if (sum.pkts) {
+		c->rto_probed = false;
+	} else if (c->rto_probed && spray_txwin_rto_deadline(&c->tw) &&
+		   !c->tw.failed) {
+		c->rto_probed = false;
+		spray_conn_rto(c, now, true);
+	}
 	c->synced = true;
 	c->peer_ack_cid = ack_cid;
 	c->peer_caps = caps;
@@ -1048,6 +1060,8 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		    p->dack.dst_cid == c->local_cid) {
 			spray_rcv_ack(c, &p->dack.ack, p->dack.src_cid, p->caps,
 				      now);
+			/* an answer carried it */
+			c->peer_answers = true;
 			spray_conn_tx_feedback(c, now, q);
 		}
 		break;
@@ -1058,9 +1072,15 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		}
 		c->last_active_ns = now;
 		spray_answer_probe(c, p, now, q);
-		/* a window probe: the sender waits for our grant */
-		if (p->flags & SPRAY_F_ACK_REQ)
+		/*
+		 * A window probe (the sender waits for our grant) or an
+		 * answer probe (it waited an RTO for our answer: none came in
+		 * time, we stop holding ACKs for answers)
+		 */
+		if (p->flags & SPRAY_F_ACK_REQ) {
+			c->rx.answering = false;
 			spray_queue_ack(c, now, q);
+		}
 		break;
 	case SPRAY_T_ACK:
 	case SPRAY_T_NACK:
@@ -1075,6 +1095,9 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		else
 			drop = spray_rcv_ack(c, &p->ack, p->src_cid, p->caps,
 					     now);
+		/* an ACK of its own: the peer did not answer in time */
+		if (p->type == SPRAY_T_ACK && !(p->flags & SPRAY_F_PROBE))
+			c->peer_answers = false;
 		spray_conn_tx_feedback(c, now, q);
 		break;
 	default:

@@ -27,7 +27,8 @@
 			 sizeof(struct udphdr))
 
 /* what our packets tell the peer we accept (spray_hdr.caps) */
-#define SPRAY_CAPS	(SPRAY_CAP_DATA_ACK | SPRAY_CAP_WINDOW_PROBE)
+#define SPRAY_CAPS	(SPRAY_CAP_DATA_ACK | SPRAY_CAP_WINDOW_PROBE | \
+			 SPRAY_CAP_ANSWER_PROBE)
 
 /* ---- what a socket has below it (TSQ) ---- */
 

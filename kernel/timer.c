@@ -54,6 +54,15 @@ static bool spray_conn_rx_held(const struct spray_conn *c)
 	       !list_empty_careful(&c->ss->rxq);
 }
 
+/*
+ * We answer what the peer sends, and the peer asks at its RTO for the ACK
+ * an answer would carry (SPRAY_CAP_ANSWER_PROBE): no timer waits for it.
+ */
+static bool spray_conn_answers_prober(const struct spray_conn *c)
+{
+	return c->rx.answering && (c->peer_caps & SPRAY_CAP_ANSWER_PROBE);
+}
+
 static u64 spray_conn_idle_deadline(const struct spray_conn *c)
 {
 	u32 ms = READ_ONCE(spray_conn_net(c)->cfg.idle_timeout_ms);
@@ -86,7 +95,17 @@ static void __spray_conn_arm(struct spray_conn *c, u64 now, bool later)
 		u32 rtt = c->tx_ready && c->tw.srtt_ns ? c->tw.srtt_ns :
 			  1000000;
 
-		if (c->rx.unacked)
+		/*
+		 * An ACK our answer will carry, or that the peer will ask
+		 * for, waits without a timer of its own: only a backstop two
+		 * RTOs on (a peer gone quiet), which the timer our last answer
+		 * left (its RTO) covers, so that no exchange moves the timer.
+		 */
+		if (c->rx.unacked && spray_conn_answers_prober(c))
+			t = spray_earliest(t, spray_rxwin_ack_deadline(&c->rx) +
+					   2ULL * max_t(u32, c->tw.rto_ns,
+							c->rx.cfg.answer_ns));
+		else if (c->rx.unacked)
 			t = spray_earliest(t, spray_rxwin_ack_deadline(&c->rx));
 		t = spray_earliest(t, spray_rxwin_nack_deadline(&c->rx, rtt));
 	}
@@ -104,8 +123,13 @@ static void __spray_conn_arm(struct spray_conn *c, u64 now, bool later)
 	/*
 	 * Queued to fire no later: leave it (it arms again for what is due
 	 * then). Restarting a queued hrtimer costs a tree removal and
-	 * insertion per packet.
+	 * insertion per packet. Answering a prober, no delayed ACK was armed:
+	 * what is queued is an earlier RTO, and moving it on at each answer
+	 * would cost an hrtimer start per exchange where letting it fire
+	 * costs one expiry per RTO.
 	 */
+	if (later && spray_conn_answers_prober(c))
+		later = false;
 	if (!later && hrtimer_is_queued(&c->timer) &&
 	    ktime_to_ns(hrtimer_get_expires(&c->timer)) <= t)
 		return;
@@ -134,6 +158,31 @@ void spray_conn_arm_carried(struct spray_conn *c, u64 now)
 	__spray_conn_arm(c, now, true);
 }
 
+/**
+ * spray_conn_rto() - the retransmission timeout: outstanding packets lost
+ * @c: the connection, its socket's lock held, its sending half ready
+ * @now: current time
+ * @probed: not the timer's expiry but the ACK that answered an answer
+ *	probe (SPRAY_CAP_ANSWER_PROBE), which acknowledged nothing new
+ */
+void spray_conn_rto(struct spray_conn *c, u64 now, bool probed)
+{
+	/* the period that expired, before the backoff grows */
+	u64 period = spray_txwin_rto_deadline(&c->tw) - c->tw.rto_start_ns;
+	u32 lost;
+
+	lockdep_assert_held(&c->ss->lock);
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RTO);
+	c->rtos++;
+	c->ops_now = now;
+	if (probed)
+		lost = spray_txwin_probe_unanswered(&c->tw, now, &spray_tx_ops,
+						    c);
+	else
+		lost = spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
+	trace_spray_rto(c, lost, period);
+}
+
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 {
 	struct spray_conn *c = container_of(t, struct spray_conn, timer);
@@ -142,7 +191,6 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 	struct sk_buff_head q;
 	u64 now, rto;
 	bool wprobe;
-	u32 lost;
 
 	__skb_queue_head_init(&q);
 	spray_mib_inc(sn, SPRAY_MIB_TIMER_FIRES);
@@ -176,14 +224,15 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 		 * queue. RACK runs as ACKs arrive; the RTO covers the tail.
 		 */
 		rto = spray_txwin_rto_deadline(&c->tw);
-		if (rto && rto <= now) {
-			spray_mib_inc(sn, SPRAY_MIB_RTO);
-			c->rtos++;
-			c->ops_now = now;
-			/* the period that expired, before the backoff grows */
-			rto -= c->tw.rto_start_ns;
-			lost = spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
-			trace_spray_rto(c, lost, rto);
+		if (rto && rto <= now && c->peer_answers && !c->rto_probed &&
+		    (c->peer_caps & SPRAY_CAP_ANSWER_PROBE)) {
+			/* ask for the ACK its answer would have carried */
+			c->rto_probed = true;
+			c->peer_answers = false;
+			spray_txwin_answer_probed(&c->tw, now);
+			spray_queue_window_probe(c, now, &q);
+		} else if (rto && rto <= now) {
+			spray_conn_rto(c, now, false);
 		}
 		/*
 		 * The grant stops us, and its ACK may be lost: probe, with a

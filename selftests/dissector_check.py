@@ -28,6 +28,7 @@ FIELDS = [
     "frame.number", "udp.srcport", "udp.dstport", "afspray.type", "afspray.flags",
     "afspray.flags.retx", "afspray.flags.ack", "afspray.flags.undefined",
     "afspray.caps", "afspray.caps.data_ack", "afspray.caps.window_probe",
+    "afspray.caps.answer_probe",
     "afspray.src_cid", "afspray.dst_cid", "afspray.psn",
     "afspray.psn_rel", "afspray.ev", "afspray.data.msg_id", "afspray.data.msg_len",
     "afspray.data.frag_off", "afspray.data.frag_len", "afspray.data.last_frag",
@@ -294,9 +295,9 @@ def crafted(lua, outdir):
     # 30: and one too short for the 104 bytes of headers
     fr.append(frame(A, B, 50023, P, data(C, 77, C + 17, 50023, 12, 10, 0, 10, 8200,
                                           flags=0x10)))
-    # 31: a window probe (flag ACK_REQ) from a stack with caps DATA_ACK and
-    # WINDOW_PROBE
-    fr.append(frame(A, B, 50024, P, probe(C, 77, 50024, 9000, 5, flags=0x4, caps=3)))
+    # 31: a window probe (flag ACK_REQ) from a stack with caps DATA_ACK,
+    # WINDOW_PROBE and ANSWER_PROBE
+    fr.append(frame(A, B, 50024, P, probe(C, 77, 50024, 9000, 5, flags=0x4, caps=7)))
     pcap = os.path.join(outdir, "crafted.pcap")
     write_pcap(pcap, fr)
 
@@ -466,13 +467,15 @@ def crafted(lua, outdir):
            "malformed: DATA with flag ACK shorter than its 104 bytes of headers",
            "%s" % by[30]["_ws.expert.message"])
     wp = by[31]
-    result(ints(wp, "afspray.type") == [4] and ints(wp, "afspray.caps") == [3] and
+    result(ints(wp, "afspray.type") == [4] and ints(wp, "afspray.caps") == [7] and
            one(wp, "afspray.caps.data_ack") == 1 and
            one(wp, "afspray.caps.window_probe") == 1 and
+           one(wp, "afspray.caps.answer_probe") == 1 and
+           one(by[16], "afspray.caps.answer_probe") == 0 and
            not any("not valid" in m for m in wp["_ws.expert.message"]) and
            any("window probe" in x for x in wp["_ws.col.Info"]) and
            one(by[16], "afspray.caps.window_probe") == 0,
-           "PROBE with flag ACK_REQ: a window probe, caps DATA_ACK and WINDOW_PROBE",
+           "PROBE with flag ACK_REQ: a window probe, caps DATA_ACK, WINDOW_PROBE and ANSWER_PROBE",
            "%s %s %s" % (wp["afspray.caps"], wp["afspray.caps.window_probe"],
                          wp["_ws.col.Info"]))
 

@@ -934,6 +934,29 @@ u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 	return i;
 }
 
+/**
+ * spray_txwin_probe_unanswered() - the ACK an answer probe asked for
+ *	acknowledges nothing new
+ * @tw: send window
+ * @now_ns: current time
+ * @ops: callbacks
+ * @ctx: their context
+ *
+ * spray_txwin_answer_probed() restarted the period that had expired: it
+ * counts as expired, and what the RTO would have declared lost then is
+ * lost now, one round trip later.
+ *
+ * Return: as spray_txwin_on_rto(), the psns declared lost.
+ */
+u32 spray_txwin_probe_unanswered(struct spray_txwin *tw, u64 now_ns,
+				 const struct spray_txwin_ops *ops, void *ctx)
+{
+	u64 cur = txw_rto_cur(tw);
+
+	tw->rto_start_ns = now_ns > cur ? now_ns - cur : 0;
+	return spray_txwin_on_rto(tw, now_ns, ops, ctx);
+}
+
 /*
  * The persist timer's period: SPRAY_TX_PERSIST_RTOS RTOs, doubled by the
  * backoff, within the RTO's ceiling. A receiver announces a grant that

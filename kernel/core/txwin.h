@@ -296,6 +296,8 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
 u64 spray_txwin_rto_deadline(const struct spray_txwin *tw);
 u32 spray_txwin_on_rto(struct spray_txwin *tw, u64 now_ns,
 		       const struct spray_txwin_ops *ops, void *ctx);
+u32 spray_txwin_probe_unanswered(struct spray_txwin *tw, u64 now_ns,
+				 const struct spray_txwin_ops *ops, void *ctx);
 u64 spray_txwin_persist_deadline(const struct spray_txwin *tw);
 bool spray_txwin_on_persist(struct spray_txwin *tw, u64 now_ns,
 			    bool with_data);
@@ -312,6 +314,24 @@ static inline u32 spray_txwin_outstanding(const struct spray_txwin *tw)
 static inline void spray_txwin_heard(struct spray_txwin *tw, u64 now_ns)
 {
 	tw->heard_ns = now_ns;
+}
+
+/**
+ * spray_txwin_answer_probed() - an RTO expiry asked for an ACK instead
+ * @tw: send window
+ * @now_ns: current time
+ *
+ * The peer answers what we send, and holds the ACK of our last packets for
+ * its answer to carry (SPRAY_CAP_ANSWER_PROBE): the expiry sent a PROBE
+ * asking for that ACK rather than declare the packets lost. The period
+ * starts again, without backoff; if it expires again, or if the ACK the
+ * probe asked for acknowledges nothing new (spray_txwin_probe_unanswered()),
+ * the packets are lost.
+ */
+static inline void spray_txwin_answer_probed(struct spray_txwin *tw,
+					     u64 now_ns)
+{
+	tw->rto_start_ns = now_ns;
 }
 
 /**

@@ -61,7 +61,8 @@ enum spray_type {
  *	answered with NACK reason SPRAY_NACK_NO_CONN).
  * SPRAY_F_RETX: DATA. This transmission is a retransmission (same psn).
  * SPRAY_F_ACK_REQ: DATA, PROBE. Acknowledge without coalescing delay. On
- *	a PROBE (a window probe): a receiver with SPRAY_CAP_WINDOW_PROBE
+ *	a PROBE (a window probe, or an answer probe: see
+ *	SPRAY_CAP_ANSWER_PROBE): a receiver with SPRAY_CAP_WINDOW_PROBE
  *	answers with an ACK of the connection (its cumulative ack and grant)
  *	as well as the probe's own.
  * SPRAY_F_PROBE: ACK. This ACK answers a PROBE: echo_psn is the probe_id,
@@ -133,9 +134,16 @@ struct spray_hdr {
  *	ACK that carries the grant. A sender stopped by the grant probes such
  *	a receiver with a PROBE; others with one new psn beyond the grant,
  *	which a receiver out of room refuses.
+ * SPRAY_CAP_ANSWER_PROBE: the sender asks for the ACK its requests' answers
+ *	would carry: while the peer's ACKs come in its DATA (it answers), an
+ *	RTO that expires first sends a PROBE with SPRAY_F_ACK_REQ, once, not
+ *	a retransmission. A receiver answering such a peer keeps no timer
+ *	for an ACK its answer will carry (only a backstop of two RTOs); a
+ *	peer without the bit gets its delayed ACKs as before.
  */
 #define SPRAY_CAP_DATA_ACK	0x0001
 #define SPRAY_CAP_WINDOW_PROBE	0x0002
+#define SPRAY_CAP_ANSWER_PROBE	0x0004
 
 /**
  * struct spray_data_hdr - follows spray_hdr in DATA packets (24 bytes)

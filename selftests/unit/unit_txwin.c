@@ -438,6 +438,39 @@ TEST(spray_txwin_on_rto__backoff_doubles_and_resets)
 	EXPECT_EQ(spray_txwin_rto_deadline(&tw), d + 300000 + 100000);
 }
 
+TEST(spray_txwin_answer_probed__period_again_nothing_lost)
+{
+	u64 d;
+
+	setup(0);
+	send_n(2, 1000);
+	d = spray_txwin_rto_deadline(&tw);
+	/* the expiry asked for the ACK instead: nothing lost, no backoff */
+	spray_txwin_answer_probed(&tw, d);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_RTO], 0);
+	EXPECT_EQ(tw.backoff, 0);
+	EXPECT_EQ(tw.inflight, 2);
+	EXPECT_EQ(spray_txwin_rto_deadline(&tw), d + 100000);
+	/* the next expiry is an RTO's, with its backoff */
+	EXPECT_EQ(spray_txwin_on_rto(&tw, d + 100000, &ops, NULL), 2);
+	EXPECT_EQ(tw.backoff, 1);
+}
+
+TEST(spray_txwin_probe_unanswered__lost_a_round_trip_after_the_expiry)
+{
+	u64 d;
+
+	setup(0);
+	send_n(2, 1000);
+	d = spray_txwin_rto_deadline(&tw);
+	spray_txwin_answer_probed(&tw, d);
+	/* the probe's ACK, 30 us later, acknowledged nothing: lost now */
+	EXPECT_EQ(spray_txwin_probe_unanswered(&tw, d + 30000, &ops, NULL), 2);
+	EXPECT_EQ(ev.why[SPRAY_LOSS_RTO], 2);
+	EXPECT_EQ(tw.backoff, 1);
+	EXPECT_EQ(spray_txwin_rto_deadline(&tw), d + 30000 + 200000);
+}
+
 /* an ACK echoing @echo_psn's transmission of @ts, held @hold ns */
 static void ack_echo(u32 cum, u32 echo_psn, u64 ts, u32 hold, u64 now)
 {

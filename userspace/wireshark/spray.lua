@@ -55,7 +55,7 @@ local type_len = { [1] = DATA_LEN, [2] = ACK_LEN, [3] = NACK_LEN, [4] = PROBE_LE
 local F_SYN, F_RETX, F_ACK_REQ, F_PROBE, F_ACK = 0x1, 0x2, 0x4, 0x8, 0x10
 -- flags each type may carry; any other bit drops the packet
 local flag_mask = { [1] = 0x17, [2] = 0x8, [3] = 0x0, [4] = 0x5, [5] = 0x0 }
-local CAP_DATA_ACK, CAP_WINDOW_PROBE = 0x1, 0x2
+local CAP_DATA_ACK, CAP_WINDOW_PROBE, CAP_ANSWER_PROBE = 0x1, 0x2, 0x4
 local reason_names = { [1] = "LOSS", [2] = "WINDOW", [3] = "NO_CONN", [4] = "NO_BUF",
 	[5] = "MSG_SIZE", [6] = "RESUME" }
 
@@ -84,7 +84,10 @@ local f = {
 	caps_window_probe = ProtoField.bool("afspray.caps.window_probe",
 		"WINDOW_PROBE (a PROBE with ACK_REQ is answered with the grant)", 16, nil,
 		CAP_WINDOW_PROBE),
-	caps_other = ProtoField.uint16("afspray.caps.undefined", "Undefined", base.HEX, nil, 0xfffc,
+	caps_answer_probe = ProtoField.bool("afspray.caps.answer_probe",
+		"ANSWER_PROBE (asks at its RTO for the ACK an answer would carry)", 16, nil,
+		CAP_ANSWER_PROBE),
+	caps_other = ProtoField.uint16("afspray.caps.undefined", "Undefined", base.HEX, nil, 0xfff8,
 		"bits a receiver does not know: ignored"),
 
 	psn_rel = ProtoField.uint32("afspray.psn_rel", "Relative PSN", base.DEC,
@@ -579,9 +582,10 @@ local function dissect_probe(tvb, pinfo, tree, h, info)
 			{ frame = pinfo.number, time = pinfo.abs_ts }
 	end
 	info[#info + 1] = string.format("id=%u ev=%u", tvb(32, 4):uint(), h.ev)
-	-- ACK_REQ: the persist timer's window probe, asking for the grant
+	-- ACK_REQ: the persist timer's window probe, asking for the grant, or
+	-- an RTO's answer probe, asking for the ACK an answer would carry
 	if bit.band(h.flags, F_ACK_REQ) ~= 0 then
-		info[#info + 1] = "window probe"
+		info[#info + 1] = "window probe or answer probe"
 	end
 end
 
@@ -627,6 +631,7 @@ local function dissect_one(tvb, pinfo, tree, len, key)
 	local capi = hdr:add(f.caps, tvb(22, 2))
 	capi:add(f.caps_data_ack, tvb(22, 2))
 	capi:add(f.caps_window_probe, tvb(22, 2))
+	capi:add(f.caps_answer_probe, tvb(22, 2))
 	capi:add(f.caps_other, tvb(22, 2))
 
 	local tname = type_names[h.type]
