@@ -856,7 +856,6 @@ static enum skb_drop_reason spray_rcv_ack(struct spray_conn *c,
 		c->rto_probed = false;
 	} else if (c->rto_probed && spray_txwin_rto_deadline(&c->tw) &&
 		   !c->tw.failed) {
-		c->rto_probed = false;
 		spray_conn_rto(c, now, true);
 	}
 	c->synced = true;

@@ -164,6 +164,9 @@ void spray_conn_arm_carried(struct spray_conn *c, u64 now)
  * @now: current time
  * @probed: not the timer's expiry but the ACK that answered an answer
  *	probe (SPRAY_CAP_ANSWER_PROBE), which acknowledged nothing new
+ *
+ * Either way the probe, if one went, is answered: a later ACK without
+ * progress is no reason for another RTO.
  */
 void spray_conn_rto(struct spray_conn *c, u64 now, bool probed)
 {
@@ -175,6 +178,7 @@ void spray_conn_rto(struct spray_conn *c, u64 now, bool probed)
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_RTO);
 	c->rtos++;
 	c->ops_now = now;
+	c->rto_probed = false;
 	if (probed)
 		lost = spray_txwin_probe_unanswered(&c->tw, now, &spray_tx_ops,
 						    c);
