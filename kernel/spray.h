@@ -140,6 +140,7 @@ struct spray_config {
  * @SPRAY_MIB_RX_TURNS_EXPIRED: turns taken back, unused
  * @SPRAY_MIB_CLOSED_ACKS: ACKs for connections closed (spray_tw)
  * @SPRAY_MIB_TIMER_FIRES: connection timer expirations
+ * @SPRAY_MIB_ANSWER_PROBES: RTO expiries that asked an answering peer first
  * @__SPRAY_MIB_MAX: the number of counters
  *
  * Drops of incoming packets are counted per enum spray_drop_reason in
@@ -183,6 +184,7 @@ enum spray_mib_field {
 	SPRAY_MIB_RX_TURNS_EXPIRED,
 	SPRAY_MIB_CLOSED_ACKS,
 	SPRAY_MIB_TIMER_FIRES,
+	SPRAY_MIB_ANSWER_PROBES,
 	__SPRAY_MIB_MAX
 };
 

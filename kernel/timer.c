@@ -231,6 +231,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 		if (rto && rto <= now && c->peer_answers && !c->rto_probed &&
 		    (c->peer_caps & SPRAY_CAP_ANSWER_PROBE)) {
 			/* ask for the ACK its answer would have carried */
+			spray_mib_inc(sn, SPRAY_MIB_ANSWER_PROBES);
 			c->rto_probed = true;
 			c->peer_answers = false;
 			spray_txwin_answer_probed(&c->tw, now);

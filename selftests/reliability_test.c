@@ -1260,7 +1260,7 @@ TEST_F_TIMEOUT(two, late_answer_is_asked_for, 120)
 	};
 	struct sockaddr_spray from;
 	unsigned char buf[256];
-	long rto0, retx0, car;
+	long rto0, retx0, probes0, car;
 	socklen_t flen;
 	pthread_t t;
 	ssize_t r;
@@ -1277,7 +1277,8 @@ TEST_F_TIMEOUT(two, late_answer_is_asked_for, 120)
 	ASSERT_LE(n - n / 10, car) TH_LOG("B: %ld ACKs carried of %u", car, n);
 	rto0 = acks_of(NULL, "rto");
 	retx0 = acks_of(NULL, "retx-pkts");
-	ASSERT_TRUE(rto0 >= 0 && retx0 >= 0);
+	probes0 = acks_of(NULL, "answer-probes");
+	ASSERT_TRUE(rto0 >= 0 && retx0 >= 0 && probes0 >= 0);
 
 	/* one more request, which B reads and does not answer yet */
 	ASSERT_EQ(len, send_seq(self->a, &self->sb, len, n, 0));
@@ -1288,6 +1289,7 @@ TEST_F_TIMEOUT(two, late_answer_is_asked_for, 120)
 	ASSERT_EQ(len, r);
 	/* acknowledged without its answer: A asked at its RTO */
 	EXPECT_EQ(0, wait_acked(self->a, 20000));
+	EXPECT_LE(probes0 + 1, acks_of(NULL, "answer-probes")) dump_stats(self->nb);
 	EXPECT_EQ(rto0, acks_of(NULL, "rto")) dump_stats(self->nb);
 	EXPECT_EQ(retx0, acks_of(NULL, "retx-pkts")) dump_stats(self->nb);
 	/* the answer still comes, and is acknowledged too */
@@ -1297,6 +1299,79 @@ TEST_F_TIMEOUT(two, late_answer_is_asked_for, 120)
 	r = recv(self->a, buf, sizeof(buf), 0);
 	EXPECT_EQ(len, r);
 	EXPECT_EQ((long)n, check(buf, len));
+	EXPECT_EQ(0, wait_acked(self->b, 20000));
+}
+
+/*
+ * A request lost while its peer answers. The RTO asks first, as above (an
+ * answer probe); the ACK to the probe acknowledges nothing new, so the
+ * request is declared lost then and resent: one round trip after the
+ * expiry, not one more RTO. The request is dropped by netem on A's way
+ * out; the RTO floor of 1 s leaves the time to take the qdisc away before
+ * the expiry, so that the probe and the retransmission go through.
+ */
+TEST_F_TIMEOUT(two, lost_request_is_found_by_the_probe, 120)
+{
+	const unsigned int n = 20, len = 64;
+	struct { int fd; unsigned int n; long failed; } srv = {
+		.fd = self->b, .n = n + 1, .failed = -1,
+	};
+	long probes0, rto0, lost0, retx0, car;
+	const double rto = 1.0;
+	unsigned char buf[256];
+	double sent, end, took;
+	pthread_t t;
+	ssize_t r;
+
+	ASSERT_EQ(0, spray_sh(SPRAYCTL " set rto-max-us 4000000 rto-min-us 1000000 && "
+			      "ip netns exec %s " SPRAYCTL
+			      " set rto-max-us 4000000 rto-min-us 1000000",
+			      self->nb));
+	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
+	ASSERT_EQ(n, ask_requests(self->a, &self->sb, n, len));
+	/* B answers: its answers carry the ACKs, A's RTO will ask first */
+	car = acks_of(self->nb, "ack-carried");
+	ASSERT_LE(n - n / 10, car) TH_LOG("B: %ld ACKs carried of %u", car, n);
+	probes0 = acks_of(NULL, "answer-probes");
+	rto0 = acks_of(NULL, "rto");
+	lost0 = acks_of(NULL, "lost-rto");
+	retx0 = acks_of(NULL, "retx-pkts");
+	ASSERT_TRUE(probes0 >= 0 && rto0 >= 0 && lost0 >= 0 && retx0 >= 0);
+
+	/* the next request is dropped on its way out of A */
+	ASSERT_EQ(0, spray_sh("tc qdisc add dev va root netem loss 100%%"));
+	sent = spray_now();
+	ASSERT_EQ(len, send_seq(self->a, &self->sb, len, n, 0));
+	end = sent + 10;
+	while (spray_sh("tc -s qdisc show dev va | grep -q 'dropped [1-9]'") &&
+	       spray_now() < end)
+		usleep(10000);
+	ASSERT_EQ(0, spray_sh("tc -s qdisc show dev va | grep -q 'dropped [1-9]'"))
+		spray_sh("tc -s qdisc show dev va");
+	ASSERT_EQ(0, spray_sh("tc qdisc del dev va root"));
+	/* otherwise the probe could have been dropped too: not this test */
+	ASSERT_LT(spray_now() - sent, rto / 2)
+		TH_LOG("the qdisc went away %.3f s after the send",
+		       spray_now() - sent);
+
+	/* the answer comes: the request was resent after the probe */
+	ASSERT_TRUE(spray_wait_readable(self->a, 20000)) dump_stats(self->nb);
+	took = spray_now() - sent;
+	r = recv(self->a, buf, sizeof(buf), 0);
+	EXPECT_EQ(len, r);
+	EXPECT_EQ((long)n, check(buf, len));
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, srv.failed);
+	EXPECT_EQ(probes0 + 1, acks_of(NULL, "answer-probes")) dump_stats(self->nb);
+	EXPECT_EQ(rto0 + 1, acks_of(NULL, "rto")) dump_stats(self->nb);
+	EXPECT_EQ(lost0 + 1, acks_of(NULL, "lost-rto")) dump_stats(self->nb);
+	EXPECT_EQ(retx0 + 1, acks_of(NULL, "retx-pkts")) dump_stats(self->nb);
+	/*
+	 * Found at the probe's ACK, a round trip after the expiry (under a
+	 * millisecond here), not at a second expiry a whole RTO later
+	 */
+	EXPECT_LT(took, 1.5 * rto) TH_LOG("answered %.3f s after the send", took);
+	EXPECT_EQ(0, wait_acked(self->a, 20000));
 	EXPECT_EQ(0, wait_acked(self->b, 20000));
 }
 

@@ -157,6 +157,7 @@ const struct ynl_policy_attr spray_stats_policy[SPRAY_A_STATS_MAX + 1] = {
 	[SPRAY_A_STATS_RX_TURNS_EXPIRED] = { .name = "rx-turns-expired", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_CLOSED_ACKS] = { .name = "closed-acks", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_TIMER_FIRES] = { .name = "timer-fires", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_ANSWER_PROBES] = { .name = "answer-probes", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest spray_stats_nest = {
@@ -700,6 +701,11 @@ int spray_stats_get_rsp_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.timer_fires = 1;
 			dst->timer_fires = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_ANSWER_PROBES) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.answer_probes = 1;
+			dst->answer_probes = ynl_attr_get_u64(attr);
 		}
 	}
 

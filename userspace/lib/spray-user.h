@@ -253,6 +253,7 @@ struct spray_stats_get_rsp {
 		__u32 rx_turns_expired:1;
 		__u32 closed_acks:1;
 		__u32 timer_fires:1;
+		__u32 answer_probes:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -295,6 +296,7 @@ struct spray_stats_get_rsp {
 	__u64 rx_turns_expired;
 	__u64 closed_acks;
 	__u64 timer_fires;
+	__u64 answer_probes;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);
