@@ -1096,6 +1096,13 @@ static long acks_of(const char *ns, const char *what)
 	return spray_ctl_val(ns, "stats", what);
 }
 
+/* sprayctl set @what in this namespace and in @nb; 0 on success */
+static int set_both(const char *nb, const char *what)
+{
+	return spray_sh(SPRAYCTL " set %s && ip netns exec %s " SPRAYCTL " set %s",
+			what, nb, what);
+}
+
 /*
  * Requests and their answers: each answer carries the ACK of its request,
  * each next request the ACK of the answer before it (SPRAY_F_ACK), so an
@@ -1118,9 +1125,7 @@ TEST_F_TIMEOUT(two, answers_carry_acks, 120)
 	 * 10 ms here, so that a slow machine (the debug kernel) answers in
 	 * time too. What is tested is that answers carry the ACKs.
 	 */
-	ASSERT_EQ(0, spray_sh(SPRAYCTL " set rto-min-us 40000 && "
-			      "ip netns exec %s " SPRAYCTL " set rto-min-us 40000",
-			      self->nb));
+	ASSERT_EQ(0, set_both(self->nb, "rto-min-us 40000"));
 	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
 	ok = ask_requests(self->a, &self->sb, n, len);
 	pthread_join(t, NULL);
@@ -1265,9 +1270,7 @@ TEST_F_TIMEOUT(two, late_answer_is_asked_for, 120)
 	pthread_t t;
 	ssize_t r;
 
-	ASSERT_EQ(0, spray_sh(SPRAYCTL " set rto-min-us 40000 && "
-			      "ip netns exec %s " SPRAYCTL " set rto-min-us 40000",
-			      self->nb));
+	ASSERT_EQ(0, set_both(self->nb, "rto-min-us 40000"));
 	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
 	ASSERT_EQ(n, ask_requests(self->a, &self->sb, n, len));
 	pthread_join(t, NULL);
@@ -1323,10 +1326,7 @@ TEST_F_TIMEOUT(two, lost_request_is_found_by_the_probe, 120)
 	pthread_t t;
 	ssize_t r;
 
-	ASSERT_EQ(0, spray_sh(SPRAYCTL " set rto-max-us 4000000 rto-min-us 1000000 && "
-			      "ip netns exec %s " SPRAYCTL
-			      " set rto-max-us 4000000 rto-min-us 1000000",
-			      self->nb));
+	ASSERT_EQ(0, set_both(self->nb, "rto-max-us 4000000 rto-min-us 1000000"));
 	ASSERT_EQ(0, pthread_create(&t, NULL, answer_requests, &srv));
 	ASSERT_EQ(n, ask_requests(self->a, &self->sb, n, len));
 	/* B answers: its answers carry the ACKs, A's RTO will ask first */
