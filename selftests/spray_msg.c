@@ -16,6 +16,14 @@
  *       1 B..1 MiB: about 11 KiB a message on average); RATE paces the
  *       sending at that many messages a second; waits until every
  *       message is acknowledged (SIOCOUTQ == 0); prints "sent N bytes B".
+ *   spray_msg echo ADDR PORT COUNT [TIMEOUT_S]
+ *       answer COUNT messages, each with its own bytes to its sender;
+ *       prints "echoed N"; exit 0 if all COUNT were answered.
+ *   spray_msg ask ADDR PORT DADDR DPORT COUNT LEN
+ *       request/response: send a numbered message of LEN bytes (16 or
+ *       more), wait for it to come back (30 s at most), check it, COUNT
+ *       times; prints "asked N answered A bad X seconds S"; exit 0 if
+ *       every answer came back intact, in order.
  *   With SPRAY_HOLD=1 in the environment, send and recv keep the socket
  *   open after their work until standard input closes.
  *   spray_msg fail ADDR PORT DADDR DPORT TIMEOUT_S
@@ -262,6 +270,75 @@ static int do_recv(int fd, char **argv)
 	return got == count && !dup && !bad ? 0 : 1;
 }
 
+static int do_echo(int fd, char **argv)
+{
+	double timeout = argv[1] ? atof(argv[1]) : 300, t0 = now_s();
+	uint32_t count = atoi(argv[0]), done = 0;
+	unsigned char *buf = malloc(MAXLEN);
+	struct sockaddr_spray from;
+	socklen_t fl;
+	ssize_t n;
+
+	printf("ready\n");
+	fflush(stdout);
+	while (done < count && now_s() - t0 < timeout) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		fl = sizeof(from);
+		n = recvfrom(fd, buf, MAXLEN, MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl);
+		if (n <= 0)
+			continue;
+		if (sendto(fd, buf, n, 0, (struct sockaddr *)&from, fl) != n) {
+			fprintf(stderr, "echo %u: %s\n", done, strerror(errno));
+			break;
+		}
+		done++;
+	}
+	printf("echoed %u\n", done);
+	return done == count ? 0 : 1;
+}
+
+static int do_ask(int fd, char **argv)
+{
+	uint32_t count = atoi(argv[2]), len = atoi(argv[3]), seq, ok = 0;
+	unsigned char *buf = malloc(MAXLEN), *got = malloc(MAXLEN);
+	struct sockaddr_spray to = addr(argv[0], argv[1]);
+	uint32_t bad = 0;
+	double t0 = now_s();
+	ssize_t n;
+
+	if (len < sizeof(struct hdr) || len > MAXLEN) {
+		fprintf(stderr, "ask: LEN %u outside 16..%u\n", len, MAXLEN);
+		return 2;
+	}
+	for (seq = 0; seq < count; seq++) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		content(buf, len, seq, 1);
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to,
+			   sizeof(to)) != (ssize_t)len) {
+			fprintf(stderr, "ask %u: %s\n", seq, strerror(errno));
+			break;
+		}
+		if (poll(&p, 1, 30000) <= 0) {
+			fprintf(stderr, "ask %u: no answer in 30 s\n", seq);
+			break;
+		}
+		n = recv(fd, got, MAXLEN, 0);
+		if (n != (ssize_t)len || memcmp(got, buf, len)) {
+			bad++;
+			break;
+		}
+		ok++;
+	}
+	printf("asked %u answered %u bad %u seconds %.1f\n", seq < count ?
+	       seq + 1 : count, ok, bad, now_s() - t0);
+	return ok == count ? 0 : 1;
+}
+
 /* sendto() with a SPRAY_CMSG_COOKIE */
 static ssize_t send_cookie(int fd, const void *buf, size_t len,
 			   const struct sockaddr_spray *to, uint64_t cookie)
@@ -388,6 +465,10 @@ int main(int argc, char **argv)
 		return do_fail(fd, argv + 4, false);
 	if (!strcmp(argv[1], "vanish") && argc >= 7)
 		return do_fail(fd, argv + 4, true);
+	if (!strcmp(argv[1], "ask") && argc >= 8)
+		return do_ask(fd, argv + 4);
+	if (!strcmp(argv[1], "echo") && argc >= 5)
+		return hold(do_echo(fd, argv + 4));
 	if (!strcmp(argv[1], "recv") && argc >= 6)
 		return hold(do_recv(fd, argv + 4));
 	fprintf(stderr, "usage: see the top of spray_msg.c\n");
