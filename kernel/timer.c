@@ -184,7 +184,7 @@ void spray_conn_rto(struct spray_conn *c, u64 now, bool probed)
 						    c);
 	else
 		lost = spray_txwin_on_rto(&c->tw, now, &spray_tx_ops, c);
-	trace_spray_rto(c, lost, period);
+	trace_spray_rto(c, lost, period, probed);
 }
 
 enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
@@ -232,6 +232,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 		    (c->peer_caps & SPRAY_CAP_ANSWER_PROBE)) {
 			/* ask for the ACK its answer would have carried */
 			spray_mib_inc(sn, SPRAY_MIB_ANSWER_PROBES);
+			trace_spray_rto_probe(c, rto - c->tw.rto_start_ns);
 			c->rto_probed = true;
 			c->peer_answers = false;
 			spray_txwin_answer_probed(&c->tw, now);

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Observability: the spray:* tracepoints during a transfer with loss agree
 # with the counters of sprayctl stats and name the right peer, psns and
-# causes; a hostile packet appears in skb:kfree_skb with the kernel's drop
-# reason for it; a message whose peer vanished comes back from the error
-# queue with its history (SPRAY_CMSG_HISTORY) naming that peer and
-# counting the RTOs.
+# causes; across requests and answers lost both ways, each RTO expiry
+# that asked for the ACK first is a spray_rto_probe and the RTOs that ACK
+# then declared say cause=probe; a hostile packet appears in
+# skb:kfree_skb with the kernel's drop reason for it; a message whose
+# peer vanished comes back from the error queue with its history
+# (SPRAY_CMSG_HISTORY) naming that peer and counting the RTOs.
 #
 #   h1 (10.0.1.1) ---veth (netem loss both ways)--- h2 (10.0.1.2)
 #
@@ -48,6 +50,10 @@ for n in "$h1" "$h2"; do
 done
 
 stats() { ip netns exec "$1" "$SC" -t stats >"$2"; }
+# quiet: no connection of either namespace has a packet in flight (the
+# 12th column of sprayctl -t peers)
+in_flight() { ip netns exec "$1" "$SC" -t peers | awk -F'\t' '$12 > 0 { n++ } END { print n + 0 }'; }
+quiet() { [ "$(in_flight "$h1")" = 0 ] && [ "$(in_flight "$h2")" = 0 ]; }
 
 # results <FILE: the checks a python script printed ("ok WHAT", "not ok WHAT",
 # "# comment") as ours
@@ -140,6 +146,7 @@ tap(h1["retx-pkts"] > 0, f"  the loss caused retransmissions ({h1['retx-pkts']})
 for cause, ctr in (("rack", "lost-rack"), ("nack", "lost-nack"), ("rto", "lost-rto")):
     agree("spray_pkt_lost", S, h1[ctr], "h1 " + ctr, cause=cause)
 agree("spray_rto", S, h1["rto"], "h1 rto")
+agree("spray_rto_probe", S, h1["answer-probes"], "h1 answer-probes")
 agree("spray_ev_state", S, h1["path-down"], "h1 path-down", state="down")
 agree("spray_ev_state", S, h1["path-up"], "h1 path-up", state="up")
 agree("spray_ack_sent", R, h2["ack-tx"] + h2["ack-carried"], "h2 ack-tx + ack-carried")
@@ -179,6 +186,72 @@ acks = [f for e, f in ev if e == "spray_ack_sent" and f.get("peer") == R]
 tap(acks and all(f["why"] for f in acks), "spray_ack_sent: each says why")
 PY
 results <"$tmp/check1"
+
+# ---- 1b. requests and answers across loss: an RTO expiry of an end whose
+# peer answers asks for the ACK first (spray_rto_probe), and the losses
+# that ACK then declares are spray_rto with cause=probe
+ASKS=300
+stats "$h1" "$tmp/h1.before"
+stats "$h2" "$tmp/h2.before"
+trace_start spray/spray_rto spray/spray_rto_probe spray/spray_pkt_lost ||
+	{ spray_lib_fail "enable spray:spray_rto{,_probe}"; spray_lib_tap_end; }
+ip netns exec "$h1" tc qdisc add dev eth0 root netem loss 5%
+ip netns exec "$h2" tc qdisc add dev eth0 root netem loss 5%
+spray_lib_hold_start E ip netns exec "$h2" "$here/spray_msg" echo 10.0.1.2 7010 $ASKS 120
+ip netns exec "$h1" "$here/spray_msg" ask 10.0.1.1 7110 10.0.1.2 7010 $ASKS 64 >"$tmp/ask" 2>&1
+rc=$?
+spray_lib_check "$ASKS requests answered across 5% loss each way: $(cat "$tmp/ask")" [ $rc -eq 0 ]
+spray_lib_check "  each answered once" spray_lib_hold_stop E
+ip netns exec "$h1" tc qdisc del dev eth0 root
+ip netns exec "$h2" tc qdisc del dev eth0 root
+# the probes of the last exchange answered, their RTOs declared
+spray_lib_busywait 10000 quiet
+trace_stop "$tmp/trace4"
+stats "$h1" "$tmp/h1.after"
+stats "$h2" "$tmp/h2.after"
+python3 - "$tmp" >"$tmp/check4" <<'PY'
+import re, sys
+d = sys.argv[1]
+def stats(name):
+    return {k: int(v) for k, v in (l.rstrip("\n").split("\t")[:2] for l in open(f"{d}/{name}"))}
+h = {}
+for n in ("h1", "h2"):
+    b = stats(n + ".before")
+    h[n] = {k: v - b.get(k, 0) for k, v in stats(n + ".after").items()}
+ev, hdr = [], ""
+for line in open(f"{d}/trace4"):
+    if line.startswith("#"):
+        hdr += line
+        continue
+    m = re.search(r" (spray_\w+): (.*)$", line)
+    if m:
+        ev.append((m.group(1), dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)))
+def tap(ok, what):
+    print(("ok " if ok else "not ok ") + what)
+m = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", hdr)
+tap(m and m.group(1) == m.group(2), "trace buffer lost no event (%s)" % (m and m.group(0)))
+allprobe = 0
+for n, peer in (("h1", "10.0.1.2:7010"), ("h2", "10.0.1.1:7110")):
+    c = h[n]
+    def count(name, **kw):
+        return sum(1 for e, f in ev if e == name and f.get("peer") == peer and
+                   all(f.get(k) == v for k, v in kw.items()))
+    probes, rtos = count("spray_rto_probe"), count("spray_rto")
+    byprobe, bytimer = count("spray_rto", cause="probe"), count("spray_rto", cause="timer")
+    tap(probes == c["answer-probes"], f"{n}: spray_rto_probe x{probes} = answer-probes {c['answer-probes']}")
+    tap(rtos == c["rto"], f"{n}: spray_rto x{rtos} = rto {c['rto']}")
+    tap(byprobe + bytimer == rtos, f"{n}:   cause=probe x{byprobe} + cause=timer x{bytimer}, no other cause")
+    tap(byprobe <= probes, f"{n}:   no more RTOs by a probe's ACK than probes")
+    allprobe += byprobe
+    lost = sum(int(f["lost"]) for e, f in ev if e == "spray_rto" and f.get("peer") == peer)
+    tap(lost == c["lost-rto"], f"{n}:   the psns they declared lost, {lost} = lost-rto {c['lost-rto']}")
+    tap(all(int(f["rto_us"]) > 0 and int(f["inflight"]) > 0 for e, f in ev
+            if e == "spray_rto_probe" and f.get("peer") == peer),
+        f"{n}:   each probe waited an RTO with packets in flight")
+tap(h["h1"]["answer-probes"] > 0, f"the lost requests were asked for ({h['h1']['answer-probes']} probes)")
+tap(allprobe > 0, f"losses found by a probe's ACK: {allprobe} RTOs with cause=probe")
+PY
+results <"$tmp/check4"
 
 # ---- 2. a hostile packet, in skb:kfree_skb with its reason, as perf sees
 # it (tracefs would do, but prints the location hashed, and with hash-ptr

@@ -273,12 +273,16 @@ TRACE_EVENT(spray_ev_state,
 		  __entry->up ? "up" : "down")
 );
 
-/* The retransmission timer fired (rto): what it declared lost. */
+/*
+ * The retransmission timeout: what it declared lost. @probe: not the
+ * timer's expiry but the ACK an answer probe asked for, which acknowledged
+ * nothing new (the expiry itself sent spray_rto_probe).
+ */
 TRACE_EVENT(spray_rto,
 
-	TP_PROTO(const struct spray_conn *c, u32 lost, u64 rto_ns),
+	TP_PROTO(const struct spray_conn *c, u32 lost, u64 rto_ns, bool probe),
 
-	TP_ARGS(c, lost, rto_ns),
+	TP_ARGS(c, lost, rto_ns, probe),
 
 	TP_STRUCT__entry(
 		SPRAY_TP_PEER
@@ -287,6 +291,7 @@ TRACE_EVENT(spray_rto,
 		__field(u32, lost)
 		__field(u32, rto_us)
 		__field(u8, backoff)
+		__field(bool, probe)
 	),
 
 	TP_fast_assign(
@@ -296,11 +301,46 @@ TRACE_EVENT(spray_rto,
 		__entry->lost = lost;
 		__entry->rto_us = (u32)min_t(u64, div_u64(rto_ns, 1000), U32_MAX);
 		__entry->backoff = c->tw.backoff;
+		__entry->probe = probe;
 	),
 
-	TP_printk(SPRAY_TP_PEER_FMT " una=%u inflight=%u lost=%u rto_us=%u backoff=%u",
+	TP_printk(SPRAY_TP_PEER_FMT " una=%u inflight=%u lost=%u rto_us=%u backoff=%u cause=%s",
 		  SPRAY_TP_PEER_ARGS, __entry->una, __entry->inflight,
-		  __entry->lost, __entry->rto_us, __entry->backoff)
+		  __entry->lost, __entry->rto_us, __entry->backoff,
+		  __entry->probe ? "probe" : "timer")
+);
+
+/*
+ * The retransmission timer expired while the peer answers our data
+ * (SPRAY_CAP_ANSWER_PROBE): a PROBE went to ask for the ACK its answer
+ * would have carried, and nothing was declared lost yet. @una and
+ * @inflight: what waits for that ACK.
+ */
+TRACE_EVENT(spray_rto_probe,
+
+	TP_PROTO(const struct spray_conn *c, u64 rto_ns),
+
+	TP_ARGS(c, rto_ns),
+
+	TP_STRUCT__entry(
+		SPRAY_TP_PEER
+		__field(u32, una)
+		__field(u32, inflight)
+		__field(u32, rto_us)
+		__field(u8, backoff)
+	),
+
+	TP_fast_assign(
+		SPRAY_TP_PEER_ASSIGN(c->id, &c->remote);
+		__entry->una = c->tw.una;
+		__entry->inflight = c->tw.inflight;
+		__entry->rto_us = (u32)min_t(u64, div_u64(rto_ns, 1000), U32_MAX);
+		__entry->backoff = c->tw.backoff;
+	),
+
+	TP_printk(SPRAY_TP_PEER_FMT " una=%u inflight=%u rto_us=%u backoff=%u",
+		  SPRAY_TP_PEER_ARGS, __entry->una, __entry->inflight,
+		  __entry->rto_us, __entry->backoff)
 );
 
 /* The sender's congestion window changed (bytes). */
