@@ -68,6 +68,36 @@ results() {
 	done
 }
 
+# what the checks of the traces share: the counters that moved in each
+# namespace, the spray:* events of a trace (after checking the buffer
+# lost none), the events of one peer
+cat >"$tmp/tracecheck.py" <<'PY'
+import re
+def tap(ok, what):
+    print(("ok " if ok else "not ok ") + what)
+def stats(path):
+    return {k: int(v) for k, v in (line.rstrip("\n").split("\t")[:2] for line in open(path))}
+def moved(d, n):
+    b = stats(f"{d}/{n}.before")
+    return {k: v - b.get(k, 0) for k, v in stats(f"{d}/{n}.after").items()}
+def load(d, trace):
+    """(h1's counters moved, h2's, the events as (name, {field: value}))"""
+    ev, hdr = [], ""
+    for line in open(f"{d}/{trace}"):
+        if line.startswith("#"):
+            hdr += line
+            continue
+        m = re.search(r" (spray_\w+): (.*)$", line)
+        if m:
+            ev.append((m.group(1), dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)))
+    m = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", hdr)
+    tap(m and m.group(1) == m.group(2), "trace buffer lost no event (%s)" % (m and m.group(0)))
+    return moved(d, "h1"), moved(d, "h2"), ev
+def count(ev, name, peer, **kw):
+    return sum(1 for e, f in ev if e == name and f.get("peer") == peer and
+               all(f.get(k) == v for k, v in kw.items()))
+PY
+
 # trace_start: an empty buffer, large enough for the transfer, then EVENTS
 trace_start() {
 	local e
@@ -107,36 +137,13 @@ stats "$h2" "$tmp/h2.after"
 echo "# $(grep -c ' spray_' "$tmp/trace1") spray:* events; $(grep -m1 'entries-in-buffer' "$tmp/trace1")"
 
 python3 - "$tmp" >"$tmp/check1" <<'PY'
-import re, sys
-d = sys.argv[1]
-def stats(name):
-    r = {}
-    for line in open(f"{d}/{name}"):
-        k, v = line.rstrip("\n").split("\t")[:2]
-        r[k] = int(v)
-    return r
-h1 = {k: v - stats("h1.before").get(k, 0) for k, v in stats("h1.after").items()}
-h2 = {k: v - stats("h2.before").get(k, 0) for k, v in stats("h2.after").items()}
-ev = []
-hdr = ""
-for line in open(f"{d}/trace1"):
-    if line.startswith("#"):
-        hdr += line
-        continue
-    m = re.search(r" (spray_\w+): (.*)$", line)
-    if m:
-        f = dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
-        ev.append((m.group(1), f))
-def tap(ok, what):
-    print(("ok " if ok else "not ok ") + what)
-m = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", hdr)
-tap(m and m.group(1) == m.group(2), "trace buffer lost no event (%s)" % (m and m.group(0)))
+import sys
+sys.path.insert(0, sys.argv[1])
+from tracecheck import *
+h1, h2, ev = load(sys.argv[1], "trace1")
 S, R = "10.0.1.2:7000", "10.0.1.1:7100"   # the sender's peer, the receiver's
-def count(name, peer, **kw):
-    return sum(1 for e, f in ev if e == name and f.get("peer") == peer and
-               all(f.get(k) == v for k, v in kw.items()))
 def agree(name, peer, want, what, **kw):
-    got = count(name, peer, **kw)
+    got = count(ev, name, peer, **kw)
     tap(got == want, f"{name}{' ' + str(kw) if kw else ''} x{got} = {what} {want}")
 agree("spray_msg_sent", S, 300, "messages sent")
 agree("spray_msg_delivered", S, h1["tx-msgs"], "h1 tx-msgs")
@@ -210,34 +217,17 @@ trace_stop "$tmp/trace4"
 stats "$h1" "$tmp/h1.after"
 stats "$h2" "$tmp/h2.after"
 python3 - "$tmp" >"$tmp/check4" <<'PY'
-import re, sys
-d = sys.argv[1]
-def stats(name):
-    return {k: int(v) for k, v in (l.rstrip("\n").split("\t")[:2] for l in open(f"{d}/{name}"))}
-h = {}
-for n in ("h1", "h2"):
-    b = stats(n + ".before")
-    h[n] = {k: v - b.get(k, 0) for k, v in stats(n + ".after").items()}
-ev, hdr = [], ""
-for line in open(f"{d}/trace4"):
-    if line.startswith("#"):
-        hdr += line
-        continue
-    m = re.search(r" (spray_\w+): (.*)$", line)
-    if m:
-        ev.append((m.group(1), dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)))
-def tap(ok, what):
-    print(("ok " if ok else "not ok ") + what)
-m = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", hdr)
-tap(m and m.group(1) == m.group(2), "trace buffer lost no event (%s)" % (m and m.group(0)))
+import sys
+sys.path.insert(0, sys.argv[1])
+from tracecheck import *
+h1, h2, ev = load(sys.argv[1], "trace4")
+h = {"h1": h1, "h2": h2}
 allprobe = 0
 for n, peer in (("h1", "10.0.1.2:7010"), ("h2", "10.0.1.1:7110")):
     c = h[n]
-    def count(name, **kw):
-        return sum(1 for e, f in ev if e == name and f.get("peer") == peer and
-                   all(f.get(k) == v for k, v in kw.items()))
-    probes, rtos = count("spray_rto_probe"), count("spray_rto")
-    byprobe, bytimer = count("spray_rto", cause="probe"), count("spray_rto", cause="timer")
+    probes, rtos = count(ev, "spray_rto_probe", peer), count(ev, "spray_rto", peer)
+    byprobe = count(ev, "spray_rto", peer, cause="probe")
+    bytimer = count(ev, "spray_rto", peer, cause="timer")
     tap(probes == c["answer-probes"], f"{n}: spray_rto_probe x{probes} = answer-probes {c['answer-probes']}")
     tap(rtos == c["rto"], f"{n}: spray_rto x{rtos} = rto {c['rto']}")
     tap(byprobe + bytimer == rtos, f"{n}:   cause=probe x{byprobe} + cause=timer x{bytimer}, no other cause")
