@@ -57,6 +57,7 @@ struct spray_conn *spray_conn_find(struct spray_sock *ss,
 {
 	struct spray_conn *c, *any = NULL;
 
+	lockdep_assert_held(&ss->lock);
 	hlist_for_each_entry(c, &ss->conns[spray_addr_hash(remote)], node) {
 		if (!spray_addr_eq(&c->remote, remote))
 			continue;
@@ -141,6 +142,7 @@ struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 
 void spray_conn_insert(struct spray_sock *ss, struct spray_conn *c)
 {
+	lockdep_assert_held(&ss->lock);
 	hlist_add_head(&c->node, &ss->conns[spray_addr_hash(&c->remote)]);
 	ss->nconns++;
 	atomic_inc(&spray_conn_net(c)->nconns);
@@ -598,6 +600,7 @@ struct spray_tmsg *spray_sock_pop_error(struct spray_sock *ss)
 
 void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm)
 {
+	lockdep_assert_held(&c->ss->lock);
 	if (c->rx_last == rm)
 		c->rx_last = NULL;
 	if (rm->skipped)
@@ -674,6 +677,7 @@ void spray_conn_free_rx(struct spray_conn *c)
 {
 	struct spray_rmsg *rm, *tmp;
 
+	lockdep_assert_held(&c->ss->lock);
 	list_for_each_entry_safe(rm, tmp, &c->rmsgs, node) {
 		spray_rmsg_unlink_left(c, rm);
 		spray_rmsg_free(c->ss, rm);
@@ -900,6 +904,7 @@ void spray_conn_path_event(struct spray_conn *c, u16 idx, bool up)
 	struct spray_net *sn = spray_conn_net(c);
 	struct spray_addr local;
 
+	lockdep_assert_held(&c->ss->lock);
 	spray_mib_inc(sn, up ? SPRAY_MIB_PATH_UP : SPRAY_MIB_PATH_DOWN);
 	trace_spray_ev_state(c, idx, up);
 	spray_conn_local_addr(c, &local);
@@ -1145,6 +1150,7 @@ void spray_tx_msg_size(struct spray_conn *c, u32 psn)
 	struct spray_txrec *rec = spray_txwin_rec(&c->tw, psn);
 	struct spray_tmsg *m;
 
+	lockdep_assert_held(&c->ss->lock);
 	if (!rec)
 		return;
 	m = rec->msg;
@@ -1311,6 +1317,7 @@ void spray_conn_linger_check(struct spray_conn *c)
 {
 	struct spray_sock *ss = c->ss;
 
+	lockdep_assert_held(&c->ss->lock);
 	if (!c->lingering || !spray_conn_tx_done(c))
 		return;
 	c->lingering = false;

@@ -484,6 +484,7 @@ struct spray_tmsg *spray_conn_next_new(struct spray_conn *c)
 {
 	struct spray_tmsg *m = c->tx_next;
 
+	lockdep_assert_held(&c->ss->lock);
 	while (m && (m->abandoned || m->next_off >= m->len))
 		m = list_is_last(&m->node, &c->tmsgs) ? NULL :
 		    list_next_entry(m, node);
@@ -708,6 +709,7 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 	bool probe;
 	int ev;
 
+	lockdep_assert_held(&c->ss->lock);
 	c->pump_more = false;
 	if (!c->tx_ready || c->tw.failed)
 		return;
@@ -766,6 +768,7 @@ more:
 void spray_conn_tx_feedback(struct spray_conn *c, u64 now,
 			    struct sk_buff_head *q)
 {
+	lockdep_assert_held(&c->ss->lock);
 	spray_conn_pump(c, now, q);
 	spray_conn_linger_check(c);
 	spray_conn_trace_cc(c);
@@ -793,6 +796,7 @@ u32 spray_conn_grant(struct spray_conn *c)
 	s64 room;
 	u64 pkts;
 
+	lockdep_assert_held(&c->ss->lock);
 	/* credit counts packets of the size the peer sends */
 	if (c->rx_mtu)
 		cfg.mtu = c->rx_mtu;
@@ -824,6 +828,7 @@ void spray_queue_ack(struct spray_conn *c, u64 now,
 	struct sk_buff *skb;
 	u16 why = 0;
 
+	lockdep_assert_held(&c->ss->lock);
 	/* why now: rxwin's reasons, else the count, the delay, or credit */
 	if (trace_spray_ack_sent_enabled()) {
 		why = c->rx.ack_now;
@@ -857,6 +862,7 @@ void spray_queue_acks(struct spray_conn *c, u64 now,
 {
 	unsigned int n = 0;
 
+	lockdep_assert_held(&c->ss->lock);
 	while (n++ < 8 && spray_rxwin_ack_due(&c->rx, now))
 		spray_queue_ack(c, now, q);
 }
@@ -941,6 +947,7 @@ void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count,
 	struct spray_pkt p = {};
 	struct sk_buff *skb;
 
+	lockdep_assert_held(&c->ss->lock);
 	p.type = SPRAY_T_NACK;
 	p.src_cid = c->ack_cid;
 	p.dst_cid = c->peer_cid;
@@ -964,6 +971,7 @@ void spray_queue_nack(struct spray_conn *c, u32 psn, u16 count,
  */
 void spray_queue_resume(struct spray_conn *c, struct sk_buff_head *q)
 {
+	lockdep_assert_held(&c->ss->lock);
 	if (!c->rx_resume || !spray_psn_after(c->rx_refused_top, c->rx.cum))
 		return;
 	c->rx_resume = false;
@@ -977,6 +985,7 @@ void spray_queue_nacks(struct spray_conn *c, u64 now,
 	struct spray_rxwin_nack nk[4];
 	u32 n, i, rtt;
 
+	lockdep_assert_held(&c->ss->lock);
 	if (!c->peer_cid)
 		return;
 	rtt = c->tx_ready && c->tw.srtt_ns ? c->tw.srtt_ns : 1000000;

@@ -89,6 +89,7 @@ static void __spray_conn_arm(struct spray_conn *c, u64 now, bool later)
 {
 	u64 t = 0;
 
+	lockdep_assert_held(&c->ss->lock);
 	if (c->ss->dead)
 		return;
 	if (c->peer_cid) {
@@ -154,7 +155,6 @@ void spray_conn_arm(struct spray_conn *c, u64 now)
  */
 void spray_conn_arm_carried(struct spray_conn *c, u64 now)
 {
-	lockdep_assert_held(&c->ss->lock);
 	__spray_conn_arm(c, now, true);
 }
 
