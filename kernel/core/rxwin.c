@@ -342,6 +342,39 @@ static u32 rxw_first_unrep(const struct spray_rxwin *w)
 	return end;
 }
 
+/* The 64 bits of ring bitmap @map for psns [@base, @base + 64). */
+static u64 rxw_window(const u64 *map, u32 base)
+{
+	u32 i = base & RXW_MASK, word = i / 64, sh = i % 64;
+	u64 lo = map[word];
+
+	if (!sh)
+		return lo;
+	return (lo >> sh) |
+	       (map[(word + 1) % (SPRAY_RXWIN_RING / 64)] << (64 - sh));
+}
+
+/* Clear the bits of @bits (psns @base + i for bit i) in ring bitmap @map. */
+static void rxw_window_clear(u64 *map, u32 base, u64 bits)
+{
+	u32 i = base & RXW_MASK, word = i / 64, sh = i % 64;
+
+	map[word] &= ~(bits << sh);
+	if (sh)
+		map[(word + 1) % (SPRAY_RXWIN_RING / 64)] &=
+			~(bits >> (64 - sh));
+}
+
+/* Bits 0..n-1 of the window at @base: the psns before @psn (n in 0..64). */
+static u64 rxw_before(u32 base, u32 psn)
+{
+	s32 n = (s32)(psn - base);
+
+	if (n <= 0)
+		return 0;
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
 /**
  * spray_rxwin_build_ack() - fill an ACK and mark everything acknowledged
  * @w: receive window
@@ -352,14 +385,18 @@ static u32 rxw_first_unrep(const struct spray_rxwin *w)
  * covers every psn received since the last ACK (then older bits, up to 64
  * before cum, still give the CE state of recently cum-acked packets);
  * otherwise it starts at the lowest psn received since the last ACK so
- * that the oldest unreported information goes out first.
+ * that the oldest unreported information goes out first. A word at a
+ * time: the range's bits of each bitmap, masked by where cum and high
+ * fall in it (a loop over its 64 psns was 1% of a 64 B exchange's CPU).
  */
 void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 			   struct spray_ack *ack)
 {
-	u32 lo, base, psn, i;
-	u64 sack = 0, ecn = 0;
+	u64 below_cum, live, rep, sack, ecn;
+	u32 lo, base;
 
+	/* high - 64 is never below cum - HIST (the CE marks below, below) */
+	BUILD_BUG_ON(SPRAY_RXWIN_HIST < 64);
 	/*
 	 * Start at the oldest psn no ACK has reported: with reordering the
 	 * psns received between two ACKs can span more than 64, and one left
@@ -374,25 +411,20 @@ void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 	else
 		base = lo;
 
-	for (i = 0; i < 64; i++) {
-		psn = base + i;
-		if (!spray_psn_before(psn, w->cum) &&
-		    spray_psn_before(psn, w->high) && rxw_test(w->unrep, psn)) {
-			rxw_clear(w->unrep, psn);
-			w->n_unrep--;
-		}
-		if (spray_psn_before(psn, w->cum)) {
-			sack |= 1ULL << i;
-			if (!spray_psn_before(psn, w->cum - SPRAY_RXWIN_HIST) &&
-			    rxw_test(w->cemap, psn))
-				ecn |= 1ULL << i;
-		} else if (spray_psn_before(psn, w->high) &&
-			   rxw_test(w->rcvd, psn)) {
-			sack |= 1ULL << i;
-			if (rxw_test(w->cemap, psn))
-				ecn |= 1ULL << i;
-		}
+	/* all of [base, cum) arrived; of [cum, high), what rcvd says */
+	below_cum = rxw_before(base, w->cum);
+	live = ~below_cum & rxw_before(base, w->high);
+	rep = rxw_window(w->unrep, base) & live;
+	if (rep) {
+		rxw_window_clear(w->unrep, base, rep);
+		w->n_unrep -= spray_hweight64(rep);
 	}
+	sack = below_cum | (rxw_window(w->rcvd, base) & live);
+	/*
+	 * The range starts no lower than cum - HIST (lo and high - 64 do
+	 * not), where the ring's history of CE marks ends
+	 */
+	ecn = rxw_window(w->cemap, base) & sack;
 
 	memset(ack, 0, sizeof(*ack));
 	ack->cum_psn = w->cum;
