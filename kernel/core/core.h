@@ -67,6 +67,19 @@ static inline bool spray_psn_in(u32 psn, u32 a, u32 b)
 	return psn - a < b - a;
 }
 
+/*
+ * A 64-psn range's bitmap (bit i: psn @base + i, as in an ACK's SACK):
+ * the bits of its psns before @psn.
+ */
+static inline u64 spray_psn_bits_before(u32 base, u32 psn)
+{
+	s32 n = (s32)(psn - base);
+
+	if (n <= 0)
+		return 0;
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
 static inline u32 spray_min3_u32(u32 a, u32 b, u32 c)
 {
 	return min(min(a, b), c);

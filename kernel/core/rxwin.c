@@ -365,16 +365,6 @@ static void rxw_window_clear(u64 *map, u32 base, u64 bits)
 			~(bits >> (64 - sh));
 }
 
-/* Bits 0..n-1 of the window at @base: the psns before @psn (n in 0..64). */
-static u64 rxw_before(u32 base, u32 psn)
-{
-	s32 n = (s32)(psn - base);
-
-	if (n <= 0)
-		return 0;
-	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
-}
-
 /**
  * spray_rxwin_build_ack() - fill an ACK and mark everything acknowledged
  * @w: receive window
@@ -412,8 +402,8 @@ void spray_rxwin_build_ack(struct spray_rxwin *w, u64 now_ns,
 		base = lo;
 
 	/* all of [base, cum) arrived; of [cum, high), what rcvd says */
-	below_cum = rxw_before(base, w->cum);
-	live = ~below_cum & rxw_before(base, w->high);
+	below_cum = spray_psn_bits_before(base, w->cum);
+	live = ~below_cum & spray_psn_bits_before(base, w->high);
 	rep = rxw_window(w->unrep, base) & live;
 	if (rep) {
 		rxw_window_clear(w->unrep, base, rep);

@@ -569,8 +569,11 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 	if (!spray_psn_after(tw->refused_top, tw->una))
 		tw->refused_top = tw->una;
 
-	/* selective part */
-	bits = ack->sack;
+	/*
+	 * selective part: the range's psns before una, acknowledged already
+	 * (most of its bits, once cum passed them), are not looked up
+	 */
+	bits = ack->sack & ~spray_psn_bits_before(ack->sack_base, tw->una);
 	while (bits) {
 		i = spray_ffs64(bits);
 		bits &= bits - 1;

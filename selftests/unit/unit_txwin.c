@@ -123,6 +123,29 @@ TEST(spray_txwin_on_ack__cum_and_sack_each_once)
 	EXPECT_EQ(ev.ce, 1);
 }
 
+TEST(spray_txwin_on_ack__sack_range_below_una_skipped)
+{
+	struct spray_txack_sum s;
+
+	setup(0xfffffff0);				/* the range wraps */
+	send_n(40, 1000);
+	/*
+	 * Every bit of the range set, as a receiver's range below cum is:
+	 * psns 0..19 acked by cum, 20..39 by the SACK, 40..63 never sent
+	 */
+	EXPECT_EQ(ack(0xfffffff0 + 20, 0xfffffff0, ~0ULL, 0, 0, 2000, &s), 0);
+	EXPECT_EQ(s.pkts, 40);
+	EXPECT_EQ(tw.una, 0xfffffff0 + 20);
+	EXPECT_EQ(tw.inflight, 0);
+	EXPECT_EQ(tw.sacked, 20);
+	EXPECT_EQ(ev.nacked, 40);
+	/* the same range once cum passed all of it: nothing twice */
+	EXPECT_EQ(ack(0xfffffff0 + 40, 0xfffffff0, ~0ULL, 0, 0, 2001, &s), 0);
+	EXPECT_EQ(s.pkts, 0);
+	EXPECT_EQ(tw.sacked, 0);
+	EXPECT_EQ(ev.nacked, 40);
+}
+
 TEST(spray_txwin_on_ack__rejects_unsent_and_old_cum)
 {
 	struct spray_txack_sum s;
