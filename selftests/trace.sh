@@ -200,7 +200,7 @@ results <"$tmp/check1"
 ASKS=300
 stats "$h1" "$tmp/h1.before"
 stats "$h2" "$tmp/h2.before"
-trace_start spray/spray_rto spray/spray_rto_probe spray/spray_pkt_lost ||
+trace_start spray/spray_rto spray/spray_rto_probe ||
 	{ spray_lib_fail "enable spray:spray_rto{,_probe}"; spray_lib_tap_end; }
 ip netns exec "$h1" tc qdisc add dev eth0 root netem loss 5%
 ip netns exec "$h2" tc qdisc add dev eth0 root netem loss 5%
@@ -212,7 +212,7 @@ spray_lib_check "  each answered once" spray_lib_hold_stop E
 ip netns exec "$h1" tc qdisc del dev eth0 root
 ip netns exec "$h2" tc qdisc del dev eth0 root
 # the probes of the last exchange answered, their RTOs declared
-spray_lib_busywait 10000 quiet
+spray_lib_check "  then nothing in flight at either end" spray_lib_busywait 10000 quiet
 trace_stop "$tmp/trace4"
 stats "$h1" "$tmp/h1.after"
 stats "$h2" "$tmp/h2.after"
