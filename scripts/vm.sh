@@ -23,6 +23,13 @@ KVER=$("$here/scripts/kver.sh" --default)
 # with "Oops: int3". Single-threaded TCG runs one vCPU at a time: immune.
 # SPRAY_TCG_THREAD=multi chooses speed over that (benchmarks).
 TCG_THREAD=${SPRAY_TCG_THREAD:-single}
+# The vCPU model, for QEMU's -cpu. With ERMS (max has it) the kernel copies
+# to and from user space, clears pages and sets memory with "rep movsb" and
+# "rep stosb", which TCG runs a byte at a time: a bulk transfer's copies
+# then cost about four times what they do with "rep movsq" (max,-erms) and
+# vary most between runs. The benchmarks choose max,-erms
+# (Documentation/performance.rst, "Copies under TCG"); the tests run on max.
+CPU=${SPRAY_VM_CPU:-max}
 OUT=
 MEM=2G
 TIMEOUT=1800
@@ -143,7 +150,7 @@ while :; do
 rm -f "$OUT/started"
 set +e
 timeout --foreground "$TIMEOUT" qemu-system-x86_64 \
-	-accel "tcg,thread=$TCG_THREAD" -machine q35 -cpu max -smp 2 -m "$MEM" \
+	-accel "tcg,thread=$TCG_THREAD" -machine q35 -cpu "$CPU" -smp 2 -m "$MEM" \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet mitigations=off tsc=unstable" \

@@ -123,6 +123,8 @@ for k in "$1" "$2"; do
 	modinfo -F vermagic "$k" >/dev/null 2>&1 || { echo "ab: $k is not a module" >&2; exit 2; }
 done
 [ -n "$OUT" ] || OUT=build/bench/ab-$(date +%Y%m%d-%H%M%S)
+# as the bench: without TCG's byte-at-a-time copies (scripts/vm.sh)
+export SPRAY_VM_CPU=${SPRAY_VM_CPU:-max,-erms}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cp "$1" "$OUT/A.ko"
@@ -130,7 +132,7 @@ cp "$2" "$OUT/B.ko"
 {
 	echo "A: $1 md5 $(md5sum <"$1" | cut -c1-12)"
 	echo "B: $2 md5 $(md5sum <"$2" | cut -c1-12)"
-	echo "kernel $KVER; $CONNS connection(s), MTU $MTU, $BYTES a run, $ROUNDS rounds; TCG thread=${SPRAY_TCG_THREAD:-single}"
+	echo "kernel $KVER; $CONNS connection(s), MTU $MTU, $BYTES a run, $ROUNDS rounds; TCG thread=${SPRAY_TCG_THREAD:-single}, vCPU $SPRAY_VM_CPU"
 } >"$OUT/modules.txt"
 cat "$OUT/modules.txt"
 scripts/bench/deps.sh >"$OUT/deps.log" 2>&1 ||

@@ -1145,10 +1145,11 @@ def main():
                b1.get("hosts"), b1.get("spines"), rate, b1.get("tbf_burst_ms"),
                b1.get("red"), b1.get("mtu"))) if b1.get("fabric", "1") != "0" else
            "No fabric in this boot (its scenarios make their own links).",
-           "", "Tree: commit %s%s, spray.ko md5 %s." % (
+           "", "Tree: commit %s%s, spray.ko md5 %s; vCPU %s (QEMU -cpu)." % (
                tree.get("commit", "?"),
                " with uncommitted changes in %s kernel/include files" % tree["changed_files"]
-               if tree.get("changed_files", "0") != "0" else "", tree.get("module_md5", "?")),
+               if tree.get("changed_files", "0") != "0" else "", tree.get("module_md5", "?"),
+               tree.get("vm_cpu") or "max"),
            "", "Boots: " + "; ".join(
                "boot %d (%s): host load %s, guest load %s -> %s%s%s" % (
                    b["boot"], b.get("scenarios", "?"), b.get("host_load", "?"),

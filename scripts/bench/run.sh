@@ -46,12 +46,15 @@ SCEN=("$@")
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 t_start=$(date +%s)
+# CPU-bound figures without TCG's byte-at-a-time copies (scripts/vm.sh)
+export SPRAY_VM_CPU=${SPRAY_VM_CPU:-max,-erms}
 # what was measured: the tree (others change the transport while the suite
 # runs) and the kernel
 {
 	echo "commit=$(git rev-parse --short HEAD 2>/dev/null)"
 	echo "changed_files=$(git status --short kernel include 2>/dev/null | wc -l)"
 	echo "kver=$KVER"
+	echo "vm_cpu=$SPRAY_VM_CPU"
 } >"$OUT/tree.env"
 
 scripts/bench/deps.sh
