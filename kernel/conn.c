@@ -466,26 +466,44 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 				    SPRAY_DATA_HDR_LEN);
 	u32 len = SPRAY_DATA_HDR_LEN + p->data.frag_len, at, poff, n;
 	struct skb_shared_info *sh = skb_shinfo(skb);
-	u8 hdr[SPRAY_DATA_HDR_LEN];
-	struct page *pg;
-	int need = 0, i;
+	u32 first_off, first_n;
+	struct page *pg, *first;
+	int need = 1, i;
 
-	for (at = 0; at < len; at += n, need++)
+	/* a slot most often lies in one chunk: one piece */
+	first = spray_tmsg_piece(m, pos, len, &first_off, &first_n);
+	for (at = first_n; at < len; at += n, need++)
 		spray_tmsg_piece(m, pos + at, len - at, &poff, &n);
-	pg = spray_tmsg_piece(m, pos, len, &poff, &n);
 	i = sh->nr_frags;
-	if (i && skb_can_coalesce(skb, i, pg, poff))
+	if (i && skb_can_coalesce(skb, i, first, first_off))
 		need--;
 	if (i + need > MAX_SKB_FRAGS)
 		return -EMSGSIZE;
-	if (WARN_ON_ONCE(spray_pkt_build(hdr, sizeof(hdr), p) != sizeof(hdr)))
-		return -EINVAL;
-	for (at = 0; at < sizeof(hdr); at += n) {
-		pg = spray_tmsg_piece(m, pos + at, sizeof(hdr) - at, &poff, &n);
-		memcpy(page_address(pg) + poff, hdr + at, n);
+	if (first_n >= SPRAY_DATA_HDR_LEN) {
+		/* the header written in place */
+		if (WARN_ON_ONCE(spray_pkt_build(page_address(first) + first_off,
+						 SPRAY_DATA_HDR_LEN, p) !=
+				 SPRAY_DATA_HDR_LEN))
+			return -EINVAL;
+	} else {
+		u8 hdr[SPRAY_DATA_HDR_LEN];
+
+		/* across the end of a chunk: built, then copied in pieces */
+		if (WARN_ON_ONCE(spray_pkt_build(hdr, sizeof(hdr), p) !=
+				 sizeof(hdr)))
+			return -EINVAL;
+		for (at = 0; at < sizeof(hdr); at += n) {
+			pg = spray_tmsg_piece(m, pos + at, sizeof(hdr) - at,
+					      &poff, &n);
+			memcpy(page_address(pg) + poff, hdr + at, n);
+		}
 	}
+	pg = first;
+	poff = first_off;
+	n = first_n;
 	for (at = 0; at < len; at += n) {
-		pg = spray_tmsg_piece(m, pos + at, len - at, &poff, &n);
+		if (at)
+			pg = spray_tmsg_piece(m, pos + at, len - at, &poff, &n);
 		i = sh->nr_frags;
 		if (i && skb_can_coalesce(skb, i, pg, poff)) {
 			skb_frag_size_add(&sh->frags[i - 1], n);

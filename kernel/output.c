@@ -594,7 +594,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 					    int ev, u64 now,
 					    struct sk_buff_head *q)
 {
-	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn;
+	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn, cwnd;
 	struct spray_net *sn = spray_conn_net(c);
 	u16 port = spray_path_port(&c->path, (u16)ev);
 	struct spray_pkt p = {};
@@ -634,9 +634,11 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	p.caps = SPRAY_CAPS;
 	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
 	p.data.ts_ns = now;
+	/* sending changes the window's use, not its size */
+	cwnd = spray_conn_cwnd(c);
 	while (n < k && m) {
 		/* the windows, and a receiver that refuses, as the pump has it */
-		if (n && (!spray_txwin_room(&c->tw, spray_conn_cwnd(c)) ||
+		if (n && (!spray_txwin_room(&c->tw, cwnd) ||
 			  (spray_txwin_refusing(&c->tw) && !m->acked)))
 			break;
 		len = min(c->frag_size, m->len - m->next_off);
