@@ -1047,11 +1047,17 @@ static void *answer_requests(void *arg)
 
 	for (i = 0; i < srv->n; i++) {
 		struct pollfd p = { .fd = srv->fd, .events = POLLIN };
-		int pr = poll(&p, 1, 20000);
+		/*
+		 * Longer than the client waits for an answer: the wait for
+		 * the next request starts before the client reads its stats
+		 * and sets up a loss (a fork and exec each, about a second
+		 * on the debug kernel), the client's own wait after that
+		 */
+		int pr = poll(&p, 1, 60000);
 
 		if (pr != 1 || !(p.revents & POLLIN)) {
 			fprintf(stderr, "# server: request %u: %s (poll %d revents %#x errno %d)\n",
-				i, pr ? "poll failed" : "none within 20 s",
+				i, pr ? "poll failed" : "none within 60 s",
 				pr, p.revents, errno);
 			break;
 		}
