@@ -104,34 +104,48 @@ spray_lib_busywait() {
 }
 
 # spray_lib_hold_start NAME CMD...: run CMD (spray_hold or alike) in the background
-# with its standard input held open, wait for its "ready PORT" line, and set
-# NAME_PID, NAME_PORT and NAME_FD (close NAME_FD to end it: spray_lib_hold_stop NAME).
+# with its standard input held open, wait for its first line ("ready PORT"
+# as a rule), and set NAME_PID, NAME_PORT (the line's words after the
+# first) and NAME_FD (close NAME_FD to end it: spray_lib_hold_stop NAME).
+# What CMD prints goes to a file; spray_lib_hold_stop shows the lines after
+# the first: a failure says what the program saw.
 spray_lib_hold_start() {
 	local name=$1 d fd word port; shift
 	d=$(mktemp -d)
-	mkfifo "$d/in" "$d/out"
+	mkfifo "$d/in"
+	: >"$d/out"
 	# The child must not inherit the write ends held for earlier children,
 	# or those would never see end of file.
 	(
 		for fd in "${SPRAY_LIB_HOLD_FDS[@]}"; do [ -n "$fd" ] && exec {fd}>&-; done
 		exec "$@" <"$d/in" >"$d/out"
 	) &
-	eval "${name}_PID=$!"
+	eval "${name}_PID=$! ${name}_DIR=$d"
 	exec {fd}>"$d/in"
 	SPRAY_LIB_HOLD_FDS+=("$fd")
 	eval "${name}_FD=$fd"
-	read -r -t 20 word port <"$d/out"
-	rm -rf "$d"
+	# until its first line is whole (most say "ready"), or it is gone
+	spray_lib_busywait 20000 eval \
+		"[ \$(wc -l <'$d/out') -ge 1 ] || ! kill -0 \$${name}_PID 2>/dev/null"
+	read -r word port <"$d/out"
 	eval "${name}_PORT=\${port:-}"
 	[ "$word" = ready ]
 }
 
-spray_lib_hold_stop() {	# spray_lib_hold_stop NAME: close its stdin, wait, return its status
-	local fd pid
-	eval "fd=\$${1}_FD pid=\$${1}_PID"
+# spray_lib_hold_stop NAME: close its stdin, wait, show what it printed after
+# its first line, return its status
+spray_lib_hold_stop() {
+	local fd pid d rc
+	eval "fd=\$${1}_FD pid=\$${1}_PID d=\$${1}_DIR"
 	exec {fd}>&-
 	SPRAY_LIB_HOLD_FDS=("${SPRAY_LIB_HOLD_FDS[@]/$fd}")
 	wait "$pid"
+	rc=$?
+	if [ -n "$d" ]; then
+		sed -n "2,\$s/^/# $1: /p" "$d/out" | tail -n 20
+		rm -rf "$d"
+	fi
+	return $rc
 }
 
 # spray_lib_load_spray KO: insmod with the modules it depends on (udp_tunnel, ...)
