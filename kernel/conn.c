@@ -1489,8 +1489,9 @@ void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 		}
 	}
 	__skb_queue_head_init(&q);
-	now = ktime_get_ns();
 	spin_lock_bh(&ss->lock);
+	/* read under the lock (see struct spray_rx_batch) */
+	now = ktime_get_ns();
 	spray_sock_uncharge_read(ss);
 	atomic_set(&ss->rx_read_since, 0);
 	list_for_each_entry(c, &ss->rconns, rnode) {
@@ -1541,14 +1542,15 @@ unsigned int spray_sock_close_rx(struct spray_sock *ss, bool drop)
 	struct spray_net *sn = ss->sn;
 	struct spray_tmsg *m, *mtmp;
 	struct spray_rmsg *rm, *tmp;
-	u64 now = ktime_get_ns();
 	struct spray_conn *c;
 	struct sk_buff_head q;
 	unsigned int i, n;
 	LIST_HEAD(rxq);
+	u64 now;
 
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
+	now = ktime_get_ns();
 	ss->closing = true;
 	spin_lock(&ss->rxq_lock);
 	list_splice_init(&ss->rxq, &rxq);

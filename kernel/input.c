@@ -1116,6 +1116,11 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
  * @own: nobody else held the skb when it came (not skb_shared()): its
  *	packets may be kept in it (spray_rmsg_keep()), each taking a
  *	reference, after which skb_shared() no longer tells
+ * @now: the clock, read once @ss's lock was taken. Not before: what
+ *	another CPU stamped under the lock meanwhile (a connection's
+ *	rx_last_ns, say) would be later than a clock read before, and an
+ *	age computed from them would wrap to centuries: a live incarnation
+ *	would look silent, and a forged SYN replace it.
  *
  * A train's packets are most often one connection's: its ACK and NACK
  * decisions and its timer are made once, after the last of them (or when
@@ -1127,13 +1132,15 @@ struct spray_rx_batch {
 	u16			dport;
 	struct spray_conn	*c;
 	bool			own;
+	u64			now;
 };
 
 /* Answer the DATA packets taken for the batch's connection, arm its timer. */
-static void spray_rx_batch_end(struct spray_rx_batch *b, u64 now,
+static void spray_rx_batch_end(struct spray_rx_batch *b,
 			       struct sk_buff_head *q)
 {
 	struct spray_conn *c = b->c;
+	u64 now = b->now;
 
 	if (!c)
 		return;
@@ -1151,7 +1158,7 @@ static void spray_rx_batch_end(struct spray_rx_batch *b, u64 now,
  * the reader if a message became ready (the socket stays valid: RCU, and
  * SOCK_RCU_FREE).
  */
-static void spray_rx_batch_unlock(struct spray_rx_batch *b, u64 now,
+static void spray_rx_batch_unlock(struct spray_rx_batch *b,
 				  struct sk_buff_head *q)
 {
 	struct spray_sock *ss = b->ss;
@@ -1159,7 +1166,7 @@ static void spray_rx_batch_unlock(struct spray_rx_batch *b, u64 now,
 
 	if (!ss)
 		return;
-	spray_rx_batch_end(b, now, q);
+	spray_rx_batch_end(b, q);
 	wake = ss->rx_wake;
 	ss->rx_wake = false;
 	/* taken in spray_rcv_one() for the skb's packets (for sparse) */
@@ -1210,7 +1217,7 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 					  u32 off, u32 len, bool more,
 					  const struct spray_addr *from,
 					  const struct spray_addr *to, bool ce,
-					  u64 now, struct sk_buff_head *q,
+					  struct sk_buff_head *q,
 					  struct spray_rx_batch *b)
 {
 	/*
@@ -1227,6 +1234,7 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 	struct spray_conn *c;
 	struct sk_buff *nack;
 	const void *hp;
+	u64 now;
 	int err;
 
 	hp = spray_skb_peek(skb, off, min_t(u32, len, sizeof(hdr)), hdr);
@@ -1243,6 +1251,7 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		ss = spray_sock_lookup_rcu(sn, p.dport, to);
 	if (!ss) {
 		spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
+		now = ktime_get_ns();
 		/*
 		 * Port unreachable: the sender fails fast, unless this is a
 		 * resend of what a socket closed since had received.
@@ -1256,13 +1265,15 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		return SKB_DROP_REASON_NO_SOCKET;
 	}
 	if (ss != b->ss) {
-		spray_rx_batch_unlock(b, now, q);
+		spray_rx_batch_unlock(b, q);
 		spin_lock_bh(&ss->lock);
 		/* held across calls, for the skb's next packets (for sparse) */
 		__release(&ss->lock);
 		b->ss = ss;
 		b->dport = p.dport;
+		b->now = ktime_get_ns();
 	}
+	now = b->now;
 	drop = spray_rcv_locked(ss, skb, b->own, off, &p, &peer, to, ce, now,
 				q, b->c, &c);
 	if (!c)
@@ -1272,10 +1283,10 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		return drop;
 	}
 	if (b->c != c)
-		spray_rx_batch_end(b, now, q);
+		spray_rx_batch_end(b, q);
 	b->c = c;
 	if (!more)
-		spray_rx_batch_end(b, now, q);
+		spray_rx_batch_end(b, q);
 	return drop;
 }
 
@@ -1291,9 +1302,9 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
  *
  * Softirq, under rcu_read_lock(). Answers go out once the socket lock is
  * released; the skb's packets are taken one by one under the lock of
- * their socket, taken once for a train (one clock read, one lock, one ACK
- * decision and timer update, one transmission of the answers for all its
- * packets: struct spray_rx_batch). Only packets valid for a
+ * their socket, taken once for a train (one lock, one clock read under
+ * it, one ACK decision and timer update, one transmission of the answers
+ * for all its packets: struct spray_rx_batch). Only packets valid for a
  * connection (DATA of its incarnation, ACKs and NACKs naming our
  * incarnation, PROBEs of the peer's) count as activity that keeps it from
  * idling out.
@@ -1305,7 +1316,6 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
 	enum skb_drop_reason drop = SKB_DROP_REASON_PKT_TOO_SMALL;
 	struct spray_rx_batch b = {};
-	u64 now = ktime_get_ns();
 	struct sk_buff_head q;
 	bool used = false;
 	u32 off, len;
@@ -1319,12 +1329,12 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 	for (off = 0; seg && off < skb->len; off += len) {
 		len = min(seg, skb->len - off);
 		drop = spray_rcv_one(sn, skb, off, len, off + len < skb->len,
-				     from, to, ce, now, &q, &b);
+				     from, to, ce, &q, &b);
 		if (drop == SKB_NOT_DROPPED_YET)
 			used = true;
 	}
 	/* the answers of a train whose last packet was not a connection's */
-	spray_rx_batch_unlock(&b, now, &q);
+	spray_rx_batch_unlock(&b, &q);
 	spray_xmit_queue(sn, &q);
 	/*
 	 * A packet's fate is its skb's. Of a train that arrived whole, the
