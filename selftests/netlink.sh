@@ -256,13 +256,23 @@ spray_lib_check "peers remote ADDR state active: none" \
 	[ -z "$(scn "$nsA" -t peers remote "$remote" state active)" ]
 spray_lib_check "paths peer $pid: its 4 entropy values" \
 	[ "$(scn "$nsA" -t paths peer "$pid" | wc -l)" -eq 4 ]
-spray_lib_check "paths peer $pid state up: the same 4" \
-	[ "$(scn "$nsA" -t paths peer "$pid" state up | wc -l)" -eq 4 ]
-spray_lib_check "paths peer $pid state down: none, a header" \
-	[ "$(scn "$nsA" paths peer "$pid" state down | wc -l)" -eq 1 ]
+# A state filter gives exactly the rows of that state. Not all 4 need be
+# up: on a slow kernel a packet whose ACK comes after the RTO counts as
+# lost and its EV is avoided (one of them was, once, in a debug-kernel CI
+# run).
+scn "$nsA" -t paths peer "$pid" >"$tmp/ppaths"
+up=$(awk -F'\t' '$3 == "up"' "$tmp/ppaths" | wc -l)
+spray_lib_check "paths peer $pid state up: those of its 4 that are ($up)" \
+	[ "$up" -ge 1 -a "$(scn "$nsA" -t paths peer "$pid" state up | wc -l)" -eq "$up" ]
+pdown=$(awk -F'\t' '$3 == "down"' "$tmp/ppaths" | wc -l)
+spray_lib_check "paths peer $pid state down: a header, and those that are ($pdown)" \
+	[ "$(scn "$nsA" paths peer "$pid" state down | wc -l)" -eq $((1 + pdown)) ]
 ev=$(scn "$nsA" -t paths peer "$pid" | awk -F'\t' 'NR == 2 { print $2 }')
 spray_lib_check "paths peer $pid ev $ev: one" [ "$(scn "$nsA" -t paths peer "$pid" ev "$ev" | cut -f2)" = "$ev" ]
-spray_lib_check "paths state down: none of the $((4 * P))" [ -z "$(scn "$nsA" -t paths state down)" ]
+scn "$nsA" -t paths >"$tmp/paths"
+down=$(awk -F'\t' '$3 == "down"' "$tmp/paths" | wc -l)
+spray_lib_check "paths state down: those of the $((4 * P)) that are ($down)" \
+	[ "$(scn "$nsA" -t paths state down | wc -l)" -eq "$down" ]
 spray_lib_check "paths -j with a filter is valid" valid paths scn "$nsA" -j paths peer "$pid"
 spray_lib_hold_stop HP; HP_FD=
 
