@@ -450,6 +450,8 @@ static struct page *spray_tmsg_piece(const struct spray_tmsg *m, u32 pos,
  * @skb: the train
  * @m: the message (@m->slot_frag, the train's payload size)
  * @p: the packet (DATA, no ACK carried), its fragment at a slot's start
+ * @hdr: its header, SPRAY_DATA_HDR_LEN bytes (the train's, made this
+ *	packet's: spray_pkt_build_frag())
  *
  * The packet's first transmission: nothing references its slot yet (a
  * retransmission takes a header block of its own, spray_skb_add_tmsg()).
@@ -460,7 +462,7 @@ static struct page *spray_tmsg_piece(const struct spray_tmsg *m, u32 pos,
  * was written then).
  */
 int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
-		       const struct spray_pkt *p)
+		       const struct spray_pkt *p, const void *hdr)
 {
 	u32 pos = spray_layout_slot(p->data.frag_off, m->slot_frag,
 				    SPRAY_DATA_HDR_LEN);
@@ -479,24 +481,11 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 		need--;
 	if (i + need > MAX_SKB_FRAGS)
 		return -EMSGSIZE;
-	if (first_n >= SPRAY_DATA_HDR_LEN) {
-		/* the header written in place */
-		if (WARN_ON_ONCE(spray_pkt_build(page_address(first) + first_off,
-						 SPRAY_DATA_HDR_LEN, p) !=
-				 SPRAY_DATA_HDR_LEN))
-			return -EINVAL;
-	} else {
-		u8 hdr[SPRAY_DATA_HDR_LEN];
-
-		/* across the end of a chunk: built, then copied in pieces */
-		if (WARN_ON_ONCE(spray_pkt_build(hdr, sizeof(hdr), p) !=
-				 sizeof(hdr)))
-			return -EINVAL;
-		for (at = 0; at < sizeof(hdr); at += n) {
-			pg = spray_tmsg_piece(m, pos + at, sizeof(hdr) - at,
-					      &poff, &n);
-			memcpy(page_address(pg) + poff, hdr + at, n);
-		}
+	/* the header into its slot, in pieces across the end of a chunk */
+	for (at = 0; at < SPRAY_DATA_HDR_LEN; at += n) {
+		pg = spray_tmsg_piece(m, pos + at, SPRAY_DATA_HDR_LEN - at,
+				      &poff, &n);
+		memcpy(page_address(pg) + poff, (const u8 *)hdr + at, n);
 	}
 	pg = first;
 	poff = first_off;

@@ -1121,6 +1121,10 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
  *	rx_last_ns, say) would be later than a clock read before, and an
  *	age computed from them would wrap to centuries: a live incarnation
  *	would look silent, and a forged SYN replace it.
+ * @next_ok: @p and @hdr are the last packet's, DATA without a carried ACK
+ *	of @c: the skb's next packet is predicted from them
+ * @p: the last packet, parsed
+ * @hdr: its header's bytes
  *
  * A train's packets are most often one connection's: its ACK and NACK
  * decisions and its timer are made once, after the last of them (or when
@@ -1132,7 +1136,10 @@ struct spray_rx_batch {
 	u16			dport;
 	struct spray_conn	*c;
 	bool			own;
+	bool			next_ok;
 	u64			now;
+	struct spray_pkt	p;
+	u8			hdr[SPRAY_DATA_HDR_LEN];
 };
 
 /* Answer the DATA packets taken for the batch's connection, arm its timer. */
@@ -1142,6 +1149,7 @@ static void spray_rx_batch_end(struct spray_rx_batch *b,
 	struct spray_conn *c = b->c;
 	u64 now = b->now;
 
+	b->next_ok = false;
 	if (!c)
 		return;
 	lockdep_assert_held(&b->ss->lock);
@@ -1208,9 +1216,12 @@ static const void *spray_skb_peek(const struct sk_buff *skb, u32 off,
 /*
  * One packet at @off (@len bytes) of @skb, under the lock of its socket:
  * taken here, and kept in @b for the skb's next packets (@more says there
- * are), which are most often the same connection's (a train). Return:
- * SKB_NOT_DROPPED_YET if it was used, else the kernel's reason for
- * dropping it.
+ * are), which are most often the same connection's (a train). A train's
+ * packets after its first are predicted (spray_pkt_parse_next()): one
+ * whose header is its predecessor's but for psn and fragment goes to the
+ * same connection's DATA handling without a parse nor a lookup, as it
+ * would after them. Return: SKB_NOT_DROPPED_YET if it was used, else the
+ * kernel's reason for dropping it.
  */
 static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 					  struct sk_buff *skb,
@@ -1221,13 +1232,12 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 					  struct spray_rx_batch *b)
 {
 	/*
-	 * Neither is read before it is written (a bounce buffer, and what
-	 * the parse fills whole): not cleared per packet under
-	 * CONFIG_INIT_STACK_ALL_ZERO, as Debian's kernels are built (two
-	 * rep stos a packet: 9% of this function's own time).
+	 * Not read before it is written (a bounce buffer): not cleared per
+	 * packet under CONFIG_INIT_STACK_ALL_ZERO, as Debian's kernels are
+	 * built (a rep stos a packet: 9% of this function's own time).
 	 */
 	u8 hdr[SPRAY_MAX_HDR_LEN] __uninitialized;
-	struct spray_pkt p __uninitialized;
+	struct spray_pkt *p = &b->p;
 	struct spray_addr peer = *from;
 	enum skb_drop_reason drop;
 	struct spray_sock *ss;
@@ -1240,15 +1250,25 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 	hp = spray_skb_peek(skb, off, min_t(u32, len, sizeof(hdr)), hdr);
 	if (unlikely(!hp))
 		return spray_drop(sn, SPRAY_DROP_SHORT);
-	err = spray_pkt_parse(hp, len, &p);
+	if (b->next_ok && !spray_pkt_parse_next(hp, len, b->hdr, p)) {
+		/* the same socket, sender and incarnation as the last one */
+		c = b->c;
+		drop = spray_rcv_data(c, skb, b->own, off, p, ce, b->now, q);
+		spray_rx_update_active(c);
+		if (!more)
+			spray_rx_batch_end(b, q);
+		return drop;
+	}
+	b->next_ok = false;
+	err = spray_pkt_parse(hp, len, p);
 	if (err)
 		return spray_drop(sn, -err);
-	peer.port = p.sport;
+	peer.port = p->sport;
 	/* a train's packets are most often one socket's: no lookup each */
-	if (b->ss && b->dport == p.dport)
+	if (b->ss && b->dport == p->dport)
 		ss = b->ss;
 	else
-		ss = spray_sock_lookup_rcu(sn, p.dport, to);
+		ss = spray_sock_lookup_rcu(sn, p->dport, to);
 	if (!ss) {
 		spray_mib_inc(sn, SPRAY_MIB_NO_SOCKET);
 		now = ktime_get_ns();
@@ -1256,9 +1276,9 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		 * Port unreachable: the sender fails fast, unless this is a
 		 * resend of what a socket closed since had received.
 		 */
-		if (p.type == SPRAY_T_DATA &&
-		    !spray_tw_answer(sn, &p, &peer, to, now, q)) {
-			nack = spray_nack_skb(sn, &peer, &to->v6, &p, now);
+		if (p->type == SPRAY_T_DATA &&
+		    !spray_tw_answer(sn, p, &peer, to, now, q)) {
+			nack = spray_nack_skb(sn, &peer, &to->v6, p, now);
 			if (nack)
 				__skb_queue_tail(q, nack);
 		}
@@ -1270,23 +1290,28 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		/* held across calls, for the skb's next packets (for sparse) */
 		__release(&ss->lock);
 		b->ss = ss;
-		b->dport = p.dport;
+		b->dport = p->dport;
 		b->now = ktime_get_ns();
 	}
 	now = b->now;
-	drop = spray_rcv_locked(ss, skb, b->own, off, &p, &peer, to, ce, now,
+	drop = spray_rcv_locked(ss, skb, b->own, off, p, &peer, to, ce, now,
 				q, b->c, &c);
 	if (!c)
 		return drop;
-	if (p.type != SPRAY_T_DATA) {
+	if (p->type != SPRAY_T_DATA) {
 		spray_conn_arm(c, now);
 		return drop;
 	}
 	if (b->c != c)
 		spray_rx_batch_end(b, q);
 	b->c = c;
-	if (!more)
+	if (!more) {
 		spray_rx_batch_end(b, q);
+	} else if (!(p->flags & SPRAY_F_ACK)) {
+		/* the next packet is predicted from this one */
+		memcpy(b->hdr, hp, SPRAY_DATA_HDR_LEN);
+		b->next_ok = true;
+	}
 	return drop;
 }
 

@@ -535,13 +535,13 @@ static u32 spray_train_len(const struct spray_conn *c, u32 cwnd)
 }
 
 /*
- * One packet of a train: its header (and a small message's data, copied)
- * in a block of the CPU's page fragment cache, a long message's data by
- * reference to its chunks. Return: 0, -ENOMEM, or -EMSGSIZE when the skb
- * has no frags left for it.
+ * One packet of a train: its header (@hdr, built for @p) and a small
+ * message's data, copied, in a block of the CPU's page fragment cache, a
+ * long message's data by reference to its chunks. Return: 0, -ENOMEM, or
+ * -EMSGSIZE when the skb has no frags left for it.
  */
 static int spray_train_add(struct sk_buff *skb, const struct spray_pkt *p,
-			   const struct spray_tmsg *m)
+			   const void *hdr, const struct spray_tmsg *m)
 {
 	u32 len = p->data.frag_len, blen = SPRAY_DATA_HDR_LEN;
 	u32 need = 1;
@@ -557,11 +557,7 @@ static int spray_train_add(struct sk_buff *skb, const struct spray_pkt *p,
 	blk = netdev_alloc_frag(blen);
 	if (!blk)
 		return -ENOMEM;
-	if (WARN_ON_ONCE(spray_pkt_build(blk, SPRAY_DATA_HDR_LEN, p) !=
-			 SPRAY_DATA_HDR_LEN)) {
-		skb_free_frag(blk);
-		return -EINVAL;
-	}
+	memcpy(blk, hdr, SPRAY_DATA_HDR_LEN);
 	if (m->buf)
 		memcpy(blk + SPRAY_DATA_HDR_LEN, m->buf + p->data.frag_off, len);
 	pg = virt_to_head_page(blk);
@@ -596,6 +592,8 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 {
 	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn, cwnd;
 	struct spray_net *sn = spray_conn_net(c);
+	/* the train's header, rewritten per packet where they differ */
+	u8 hdr[SPRAY_DATA_HDR_LEN];
 	u16 port = spray_path_port(&c->path, (u16)ev);
 	struct spray_pkt p = {};
 	struct sk_buff *skb;
@@ -648,11 +646,16 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 		p.data.frag_len = len;
 		/* the psn is the window's next: taken once the packet is in */
 		p.psn = c->tw.nxt;
+		if (!n && WARN_ON_ONCE(spray_pkt_build(hdr, sizeof(hdr), &p) !=
+				       sizeof(hdr)))
+			break;
+		if (n)
+			spray_pkt_build_frag(hdr, &p);
 		if (m->slot_frag && m->slot_frag == c->frag_size &&
 		    !(p.data.frag_off % m->slot_frag))
-			err = spray_skb_add_slot(skb, m, &p);
+			err = spray_skb_add_slot(skb, m, &p, hdr);
 		else
-			err = spray_train_add(skb, &p, m);
+			err = spray_train_add(skb, &p, hdr, m);
 		if (err)
 			break;
 		spray_hist_ev(m, port);

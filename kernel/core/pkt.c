@@ -255,6 +255,92 @@ int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out)
 	return 0;
 }
 
+/* where the fields a train's packets differ in lie in a DATA header */
+#define SPRAY_OFF_PSN		offsetof(struct spray_hdr, psn)
+#define SPRAY_OFF_MSG_ID	(SPRAY_HDR_LEN + \
+				 offsetof(struct spray_data_hdr, msg_id))
+#define SPRAY_OFF_FRAG_OFF	(SPRAY_HDR_LEN + \
+				 offsetof(struct spray_data_hdr, frag_off))
+#define SPRAY_OFF_MIN_RTT	(SPRAY_HDR_LEN + \
+				 offsetof(struct spray_data_hdr, min_rtt))
+
+/**
+ * spray_pkt_build_frag() - make a DATA header another packet's of its train
+ * @buf: SPRAY_DATA_HDR_LEN bytes that spray_pkt_build() wrote for a packet
+ *	of the train (DATA without SPRAY_F_ACK)
+ * @pkt: the packet: its psn, msg_id, msg_len, frag_off and frag_len are
+ *	written, the rest of the header is the train's
+ *
+ * The packets of a train share their header but for these fields: the
+ * header is built once per train and rewritten where it differs.
+ */
+void spray_pkt_build_frag(void *buf, const struct spray_pkt *pkt)
+{
+	u8 *b = buf;
+	__be32 v[3] = {
+		cpu_to_be32(pkt->data.msg_id),
+		cpu_to_be32(pkt->data.msg_len),
+		cpu_to_be32(pkt->data.frag_off),
+	};
+	__be32 psn = cpu_to_be32(pkt->psn);
+	__be16 len = cpu_to_be16((u16)pkt->data.frag_len);
+
+	memcpy(b + SPRAY_OFF_PSN, &psn, sizeof(psn));
+	/* msg_id, msg_len and frag_off, then frag_len */
+	memcpy(b + SPRAY_OFF_MSG_ID, v, sizeof(v));
+	memcpy(b + SPRAY_OFF_FRAG_OFF + 4, &len, sizeof(len));
+}
+
+/**
+ * spray_pkt_parse_next() - parse the next packet of a train, by prediction
+ * @buf: its UDP payload (any alignment)
+ * @len: its length in bytes
+ * @prev: the first SPRAY_DATA_HDR_LEN bytes of the train's previous packet
+ * @p: what spray_pkt_parse() made of @prev: DATA without SPRAY_F_ACK;
+ *	becomes what it makes of @buf when 0 is returned, else unchanged
+ *
+ * The packets of a train (spray_queue_train()) carry one header but for
+ * their psn, frag_off and frag_len. A packet whose header bytes are
+ * @prev's but for those three fields is valid as @prev was in everything
+ * else; only those fields are checked, as spray_pkt_parse() checks them
+ * (the fragment inside the message, frag_len the payload's length).
+ *
+ * Return: 0, or -EAGAIN if @buf is not such a packet (spray_pkt_parse()
+ * says what it is).
+ */
+int spray_pkt_parse_next(const void *buf, u32 len, const void *prev,
+			 struct spray_pkt *p)
+{
+	const u8 *b = buf, *a = prev;
+	__be32 psn, off;
+	__be16 flen;
+	u32 o, n;
+
+	if (p->type != SPRAY_T_DATA || (p->flags & SPRAY_F_ACK) ||
+	    len <= SPRAY_DATA_HDR_LEN)
+		return -EAGAIN;
+	/* psn, then msg_id and msg_len, then frag_off and frag_len */
+	if (memcmp(b, a, SPRAY_OFF_PSN) ||
+	    memcmp(b + SPRAY_OFF_PSN + 4, a + SPRAY_OFF_PSN + 4,
+		   SPRAY_OFF_FRAG_OFF - SPRAY_OFF_PSN - 4) ||
+	    memcmp(b + SPRAY_OFF_MIN_RTT, a + SPRAY_OFF_MIN_RTT,
+		   SPRAY_DATA_HDR_LEN - SPRAY_OFF_MIN_RTT))
+		return -EAGAIN;
+	memcpy(&off, b + SPRAY_OFF_FRAG_OFF, sizeof(off));
+	memcpy(&flen, b + SPRAY_OFF_FRAG_OFF + 4, sizeof(flen));
+	o = be32_to_cpu(off);
+	n = be16_to_cpu(flen);
+	/* as spray_parse_data(): msg_len <= 8 MiB, no overflow in u32 */
+	if (n != len - SPRAY_DATA_HDR_LEN || o > SPRAY_WIRE_MAX_MSG ||
+	    o + n > p->data.msg_len)
+		return -EAGAIN;
+	memcpy(&psn, b + SPRAY_OFF_PSN, sizeof(psn));
+	p->psn = be32_to_cpu(psn);
+	p->data.frag_off = o;
+	p->data.frag_len = n;
+	return 0;
+}
+
 static void spray_build_ack(u8 *buf, const struct spray_ack *ack)
 {
 	struct spray_ack_hdr a = {

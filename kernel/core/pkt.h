@@ -159,5 +159,8 @@ u32 spray_pkt_hdr_len(u8 type);
 u32 spray_pkt_hlen(u8 type, u16 flags);
 int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out);
 int spray_pkt_build(void *buf, u32 size, const struct spray_pkt *pkt);
+void spray_pkt_build_frag(void *buf, const struct spray_pkt *pkt);
+int spray_pkt_parse_next(const void *buf, u32 len, const void *prev,
+			 struct spray_pkt *p);
 
 #endif /* _SPRAY_PKT_H */

@@ -15,7 +15,13 @@
  * - spray_pkt_build() of the parsed packet gives back the input bytes
  *   (but the reserved fields, zero on send and ignored on receive; caps
  *   are kept) and
- *   parses to the same fields.
+ *   parses to the same fields;
+ * - of an accepted DATA without a carried ACK, a next packet made from
+ *   it (psn, frag_off, frag_len and the length from its payload's first
+ *   bytes, one header byte perhaps flipped): spray_pkt_parse_next()
+ *   accepts it only if spray_pkt_parse() does, with the same fields, and
+ *   does whenever it differs only in those three; refused, it leaves the
+ *   predecessor's fields as they were.
  */
 #include "pkt.h"
 #include "fuzz.h"
@@ -169,6 +175,57 @@ static void check_accepted(const u8 *in, u32 len, const struct spray_pkt *p)
 	free(out);
 }
 
+/* the payload's bytes from @i, 0 past its end */
+static u32 pl_bytes(const u8 *pl, u32 n, u32 i, u32 k)
+{
+	u32 v = 0;
+
+	while (k--)
+		v = v << 8 | (i < n ? pl[i++] : 0);
+	return v;
+}
+
+static void check_next(const u8 *in, u32 len, const struct spray_pkt *p)
+{
+	const u8 *pl = in + SPRAY_DATA_HDR_LEN;
+	u32 n = len - SPRAY_DATA_HDR_LEN, clen, flip;
+	struct spray_pkt q = *p, full;
+	bool same = true;
+	u8 *cur;
+	int r1, r2;
+
+	clen = SPRAY_DATA_HDR_LEN + pl_bytes(pl, n, 10, 2) % (n + 2);
+	cur = malloc(clen + 1);
+	FZ_CHECK(cur, "malloc");
+	cur++;	/* an odd address */
+	memset(cur, 0xa5, clen);
+	memcpy(cur, in, SPRAY_DATA_HDR_LEN);
+	memcpy(cur + 16, pl, n < 4 ? n : 4);		/* psn */
+	if (n > 4)
+		memcpy(cur + 32, pl + 4, n < 10 ? n - 4 : 6); /* frag */
+	if (pl_bytes(pl, n, 12, 1) & 1) {
+		/* a consistent frag_len */
+		cur[36] = (u8)((clen - SPRAY_DATA_HDR_LEN) >> 8);
+		cur[37] = (u8)(clen - SPRAY_DATA_HDR_LEN);
+	}
+	if (pl_bytes(pl, n, 12, 1) & 2) {
+		flip = pl_bytes(pl, n, 13, 1) % SPRAY_DATA_HDR_LEN;
+		cur[flip] ^= (u8)(pl_bytes(pl, n, 14, 1) | 1);
+		same = (flip >= 16 && flip < 20) || (flip >= 32 && flip < 38);
+	}
+	r1 = spray_pkt_parse(cur, clen, &full);
+	r2 = spray_pkt_parse_next(cur, clen, in, &q);
+	FZ_CHECK(r2 == 0 || r2 == -EAGAIN, "parse_next returned %d", r2);
+	if (!r2) {
+		FZ_CHECK(!r1, "parse_next took what parse refuses (%d)", r1);
+		same_pkt(&q, &full);
+	} else {
+		FZ_CHECK(!memcmp(&q, p, sizeof(q)), "refused, yet changed");
+		FZ_CHECK(r1 || !same, "parse_next refused a train's packet");
+	}
+	free(cur - 1);
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -195,6 +252,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			 "reason %d has no name", -ret);
 	} else {
 		check_accepted(buf, len, &p);
+		if (p.type == SPRAY_T_DATA && !(p.flags & SPRAY_F_ACK))
+			check_next(buf, len, &p);
 	}
 
 	/* names of arbitrary reasons and lengths of arbitrary types */

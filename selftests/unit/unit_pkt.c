@@ -295,3 +295,102 @@ TEST(spray_drop_reason_name__all_named)
 	EXPECT(!strcmp(spray_drop_reason_name(__SPRAY_DROP_MAX), "unknown"));
 	EXPECT(!strcmp(spray_drop_reason_name(SPRAY_DROP_SHORT), "short"));
 }
+
+/* packet @i of a train as spray_queue_train() builds them, into @b */
+static int build_train_pkt(u8 *b, u32 i, u32 frag, u32 msg_len)
+{
+	struct spray_pkt p = {
+		.type = SPRAY_T_DATA, .sport = 7, .dport = 9,
+		.src_cid = 0xdeadbeef, .dst_cid = 11, .psn = 0xfffffffe + i,
+		.ev = 50000, .caps = 0x3,
+		.data = { .msg_id = 3, .msg_len = msg_len, .frag_off = i * frag,
+			  .min_rtt = 77, .ts_ns = 0x0102030405060708ULL },
+	};
+	int n;
+
+	p.data.frag_len = msg_len - p.data.frag_off < frag ?
+			  msg_len - p.data.frag_off : frag;
+	n = spray_pkt_build(b, 256, &p);
+	return n < 0 ? n : n + (int)p.data.frag_len;
+}
+
+TEST(spray_pkt_parse_next__a_train_as_parse_sees_it)
+{
+	static u8 prev[256], cur[256];
+	struct spray_pkt p, full;
+	int len, i;
+
+	/* 3 packets of 100 bytes and a short last one of 50 */
+	len = build_train_pkt(prev, 0, 100, 350);
+	EXPECT_EQ(spray_pkt_parse(prev, len, &p), 0);
+	for (i = 1; i < 4; i++) {
+		len = build_train_pkt(cur, i, 100, 350);
+		EXPECT_EQ(spray_pkt_parse_next(cur, len, prev, &p), 0);
+		EXPECT_EQ(spray_pkt_parse(cur, len, &full), 0);
+		EXPECT(!memcmp(&p, &full, sizeof(p)));
+	}
+	EXPECT_EQ(p.psn, 0xfffffffe + 3);
+	EXPECT_EQ(p.data.frag_off, 300);
+	EXPECT_EQ(p.data.frag_len, 50);
+}
+
+TEST(spray_pkt_parse_next__anything_else_is_parsed_in_full)
+{
+	static u8 prev[256], cur[256];
+	struct spray_pkt p, q;
+	int len, plen, j;
+
+	plen = build_train_pkt(prev, 0, 100, 350);
+	EXPECT_EQ(spray_pkt_parse(prev, plen, &p), 0);
+	len = build_train_pkt(cur, 1, 100, 350);
+	/* any byte of the header but psn, frag_off, frag_len */
+	for (j = 0; j < SPRAY_DATA_HDR_LEN; j++) {
+		if ((j >= 16 && j < 20) || (j >= 32 && j < 38))
+			continue;
+		cur[j] ^= 0x40;
+		q = p;
+		EXPECT_EQ(spray_pkt_parse_next(cur, len, prev, &q), -EAGAIN);
+		EXPECT(!memcmp(&p, &q, sizeof(p)));
+		cur[j] ^= 0x40;
+	}
+	q = p;
+	/* a payload that is not frag_len long, or none */
+	EXPECT_EQ(spray_pkt_parse_next(cur, len - 1, prev, &q), -EAGAIN);
+	EXPECT_EQ(spray_pkt_parse_next(cur, SPRAY_DATA_HDR_LEN, prev, &q),
+		  -EAGAIN);
+	/* a fragment beyond the message */
+	len = build_train_pkt(cur, 1, 100, 350);
+	cur[32 + 3] = 255;	/* frag_off 355 */
+	EXPECT_EQ(spray_pkt_parse_next(cur, len, prev, &q), -EAGAIN);
+	cur[32] = 0xff;		/* frag_off far beyond 8 MiB: no wrap */
+	EXPECT_EQ(spray_pkt_parse_next(cur, len, prev, &q), -EAGAIN);
+	EXPECT(!memcmp(&p, &q, sizeof(p)));
+	/* after a packet that carries an ACK, or is not DATA: never */
+	len = build_train_pkt(cur, 1, 100, 350);
+	q.flags |= SPRAY_F_ACK;
+	EXPECT_EQ(spray_pkt_parse_next(cur, len, prev, &q), -EAGAIN);
+	q = p;
+	q.type = SPRAY_T_ACK;
+	EXPECT_EQ(spray_pkt_parse_next(cur, len, prev, &q), -EAGAIN);
+}
+
+TEST(spray_pkt_build_frag__the_train_header_made_each_packets)
+{
+	static u8 tmpl[256], want[256], odd[256];
+	struct spray_pkt p;
+	int len, i;
+
+	/* the train's first packet's header, made each next one's */
+	build_train_pkt(tmpl, 0, 100, 350);
+	for (i = 1; i < 4; i++) {
+		len = build_train_pkt(want, i, 100, 350);
+		EXPECT_EQ(spray_pkt_parse(want, len, &p), 0);
+		p.data.msg_id += i;	/* a train goes on to the next message */
+		p.data.msg_len += i;
+		EXPECT_EQ(spray_pkt_build(want, sizeof(want), &p),
+			  SPRAY_DATA_HDR_LEN);
+		memcpy(odd + 1, tmpl, SPRAY_DATA_HDR_LEN); /* any alignment */
+		spray_pkt_build_frag(odd + 1, &p);
+		EXPECT(!memcmp(odd + 1, want, SPRAY_DATA_HDR_LEN));
+	}
+}
