@@ -1341,8 +1341,8 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 	u32 seg = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len;
 	enum skb_drop_reason drop = SKB_DROP_REASON_PKT_TOO_SMALL;
 	struct spray_rx_batch b = {};
+	bool used = false, data = false;
 	struct sk_buff_head q;
-	bool used = false;
 	u32 off, len;
 
 	__skb_queue_head_init(&q);
@@ -1355,9 +1355,14 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		len = min(seg, skb->len - off);
 		drop = spray_rcv_one(sn, skb, off, len, off + len < skb->len,
 				     from, to, ce, &q, &b);
-		if (drop == SKB_NOT_DROPPED_YET)
+		if (drop == SKB_NOT_DROPPED_YET) {
 			used = true;
+			/* b.p: the packet just taken */
+			data |= b.p.type == SPRAY_T_DATA;
+		}
 	}
+	if (data)
+		spray_mib_inc(sn, SPRAY_MIB_RX_TRAINS);
 	/* the answers of a train whose last packet was not a connection's */
 	spray_rx_batch_unlock(&b, &q);
 	spray_xmit_queue(sn, &q);

@@ -385,6 +385,7 @@ static bool spray_queue_data(struct spray_conn *c, u32 psn,
 			spray_hist_inc(&m->hist.retx[rec->why - 1]);
 	} else {
 		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_PKTS);
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_TX_TRAINS);
 		spray_mib_add(spray_conn_net(c), SPRAY_MIB_TX_BYTES, rec->len);
 	}
 	return true;
@@ -679,6 +680,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 		       m;
 	}
 	spray_mib_add(sn, SPRAY_MIB_TX_PKTS, n);
+	spray_mib_inc(sn, SPRAY_MIB_TX_TRAINS);
 	c->stat_tx += n;
 	/* the pick counted one packet on the EV: the train is n */
 	c->path.evs[ev].tx += n - 1;

@@ -141,6 +141,8 @@ struct spray_config {
  * @SPRAY_MIB_CLOSED_ACKS: ACKs for connections closed (spray_tw)
  * @SPRAY_MIB_TIMER_FIRES: connection timer expirations
  * @SPRAY_MIB_ANSWER_PROBES: RTO expiries that asked an answering peer first
+ * @SPRAY_MIB_TX_TRAINS: skbs of first transmissions (trains of 1 or more)
+ * @SPRAY_MIB_RX_TRAINS: skbs that brought DATA packets to a socket
  * @__SPRAY_MIB_MAX: the number of counters
  *
  * Drops of incoming packets are counted per enum spray_drop_reason in
@@ -185,6 +187,8 @@ enum spray_mib_field {
 	SPRAY_MIB_CLOSED_ACKS,
 	SPRAY_MIB_TIMER_FIRES,
 	SPRAY_MIB_ANSWER_PROBES,
+	SPRAY_MIB_TX_TRAINS,
+	SPRAY_MIB_RX_TRAINS,
 	__SPRAY_MIB_MAX
 };
 

@@ -14,6 +14,8 @@
 #    the trains were longer than 8 packets on average (a veth carries a
 #    train whole; nothing else crosses it: no IPv6, no ARP); a run that
 #    falls short (a stall's RTO shortens the trains) runs once more.
+#    The counters say so too: tx-pkts / tx-trains and rx-pkts / rx-trains
+#    above 8, neither trains count above the veth's skbs.
 # 3. A message whose packets were all sent once in slots is sent again by
 #    reference after a loss: 2 MiB through 5% loss, intact.
 source "$(dirname "$0")/lib.sh"
@@ -48,21 +50,37 @@ transfer() {
 # shortens a run's trains, so a run whose average falls short runs once
 # more (both are printed, the last one is asserted). Emulated runs gave
 # 10.9-12.7 packets a train, once 7.6.
-trains_run() {	# trains_run PORT SEED: rc, pkts, skbs of one transfer
-	local skbs0 pkts0 rto0
+trains_run() {	# trains_run PORT SEED: rc, pkts, skbs, trains, rpkts, rtrains
+	local skbs0 pkts0 rto0 trains0 rpkts0 rtrains0
 	skbs0=$(rx_skbs)
 	pkts0=$(counter "$a" tx-pkts)
 	rto0=$(counter "$a" rto)
+	trains0=$(counter "$a" tx-trains)
+	rpkts0=$(counter "$b" rx-pkts)
+	rtrains0=$(counter "$b" rx-trains)
 	transfer "$1" 256 "$2"; rc=$?
 	skbs=$(($(rx_skbs) - skbs0))
 	pkts=$(($(counter "$a" tx-pkts) - pkts0))
+	trains=$(($(counter "$a" tx-trains) - trains0))
+	rpkts=$(($(counter "$b" rx-pkts) - rpkts0))
+	rtrains=$(($(counter "$b" rx-trains) - rtrains0))
 	echo "# $pkts packets in $skbs skbs: $(awk "BEGIN { printf \"%.1f\", $pkts / ($skbs ? $skbs : 1) }") a train, $(($(counter "$a" rto) - rto0)) RTOs"
+	echo "# counted: tx-pkts $pkts tx-trains $trains, rx-pkts $rpkts rx-trains $rtrains"
 }
 trains_run 7700 11
 [ $rc = 0 ] && [ "$pkts" -le $((8 * skbs)) ] &&
 	{ echo "# trains: again"; trains_run 7702 13; }
 spray_lib_check "16 MiB arrived intact ($(tail -n 1 "$T/recv"))" [ $rc = 0 ]
 spray_lib_check "trains longer than 8 packets on average" [ "$pkts" -gt $((8 * skbs)) ]
+# the counters tell it too: the sender's skbs of new data, the receiver's
+# skbs that brought data (neither more than the veth carried)
+long_trains() {	# long_trains TRAINS PKTS: 0 < TRAINS <= skbs, PKTS > 8 x TRAINS
+	[ "$1" -gt 0 ] && [ "$1" -le "$skbs" ] && [ "$2" -gt $((8 * $1)) ]
+}
+spray_lib_check "tx-pkts / tx-trains above 8 ($pkts / $trains)" \
+	long_trains "$trains" "$pkts"
+spray_lib_check "rx-pkts / rx-trains above 8 ($rpkts / $rtrains)" \
+	long_trains "$rtrains" "$rpkts"
 # 3.
 tc -n "$a" qdisc add dev eth0 root netem loss 5%
 retx0=$(counter "$a" retx-pkts)

@@ -242,14 +242,19 @@ def spray_stats_delta(d):
     the kernel, its ACKs per 100 packets, the sender's retransmissions per
     100, and per 100 packets taken the packets the receiver refused for
     lack of buffer, its RESUMEs, the turns it gave and those it took back
-    unused (counters a module before them lacks count 0); None without
-    them (other transports)."""
+    unused (counters a module before them lacks count 0), the mean train
+    sent (tx-pkts / tx-trains) and received whole (rx-pkts / rx-trains;
+    None for a module without them); None without them (other
+    transports)."""
     try:
         a = json.load(open(os.path.join(d, "spray-stats0.json")))
         b = json.load(open(os.path.join(d, "spray-stats1.json")))
         rx = {k: b["receiver"][k] - a["receiver"][k]
               for k in ("rx-pkts", "rx-copied", "ack-tx")}
         tx = {k: b["sender"][k] - a["sender"][k] for k in ("tx-pkts", "retx-pkts")}
+        # a module before them lacks the train counters
+        trains = {"tx": b["sender"].get("tx-trains", 0) - a["sender"].get("tx-trains", 0),
+                  "rx": b["receiver"].get("rx-trains", 0) - a["receiver"].get("rx-trains", 0)}
         ref = {k: b["receiver"].get(k, 0) - a["receiver"].get(k, 0)
                for k in ("rcvbuf-full", "resume-tx", "rx-turns",
                          "rx-turns-expired")}
@@ -264,7 +269,9 @@ def spray_stats_delta(d):
             "refused_per_100": per100["rcvbuf-full"],
             "resumes_per_100": per100["resume-tx"],
             "turns_per_100": per100["rx-turns"],
-            "expired_per_100": per100["rx-turns-expired"]}
+            "expired_per_100": per100["rx-turns-expired"],
+            "tx_train": tx["tx-pkts"] / trains["tx"] if trains["tx"] > 0 else None,
+            "rx_train": rx["rx-pkts"] / trains["rx"] if trains["rx"] > 0 else None}
 
 
 def backlog_drops(d):
@@ -445,6 +452,10 @@ def datapath_tables(runs, md, out, d):
                         mmm([x["copied_pct"] for x in sst], "%.1f"),
                         mmm([x["acks_per_100"] for x in sst], "%.1f"),
                         mmm([x["retx_pct"] for x in sst], "%.2f")))
+                if any(x.get("tx_train") for x in sst):
+                    notes.append("packets per train sent %s, received %s" % (
+                        mmm([x["tx_train"] for x in sst if x.get("tx_train")], "%.1f"),
+                        mmm([x["rx_train"] for x in sst if x.get("rx_train")], "%.1f")))
                 if any(x["refused_per_100"] for x in sst):
                     notes.append("per 100 packets taken: refused %s, RESUMEs %s, turns %s, turns taken back %s" % (
                         mmm([x["refused_per_100"] for x in sst], "%.1f"),

@@ -158,6 +158,8 @@ const struct ynl_policy_attr spray_stats_policy[SPRAY_A_STATS_MAX + 1] = {
 	[SPRAY_A_STATS_CLOSED_ACKS] = { .name = "closed-acks", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_TIMER_FIRES] = { .name = "timer-fires", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_ANSWER_PROBES] = { .name = "answer-probes", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_TX_TRAINS] = { .name = "tx-trains", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_RX_TRAINS] = { .name = "rx-trains", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest spray_stats_nest = {
@@ -706,6 +708,16 @@ int spray_stats_get_rsp_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.answer_probes = 1;
 			dst->answer_probes = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_TX_TRAINS) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.tx_trains = 1;
+			dst->tx_trains = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_RX_TRAINS) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.rx_trains = 1;
+			dst->rx_trains = ynl_attr_get_u64(attr);
 		}
 	}
 

@@ -254,6 +254,8 @@ struct spray_stats_get_rsp {
 		__u32 closed_acks:1;
 		__u32 timer_fires:1;
 		__u32 answer_probes:1;
+		__u32 tx_trains:1;
+		__u32 rx_trains:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -297,6 +299,8 @@ struct spray_stats_get_rsp {
 	__u64 closed_acks;
 	__u64 timer_fires;
 	__u64 answer_probes;
+	__u64 tx_trains;
+	__u64 rx_trains;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);
