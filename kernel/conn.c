@@ -481,10 +481,17 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 		need--;
 	if (i + need > MAX_SKB_FRAGS)
 		return -EMSGSIZE;
-	/* the header into its slot, in pieces across the end of a chunk */
+	/*
+	 * the header into its slot: in the first piece found above, or in
+	 * pieces across the end of a chunk
+	 */
+	pg = first;
+	poff = first_off;
+	n = min_t(u32, first_n, SPRAY_DATA_HDR_LEN);
 	for (at = 0; at < SPRAY_DATA_HDR_LEN; at += n) {
-		pg = spray_tmsg_piece(m, pos + at, SPRAY_DATA_HDR_LEN - at,
-				      &poff, &n);
+		if (at)
+			pg = spray_tmsg_piece(m, pos + at,
+					      SPRAY_DATA_HDR_LEN - at, &poff, &n);
 		memcpy(page_address(pg) + poff, (const u8 *)hdr + at, n);
 	}
 	pg = first;
