@@ -341,7 +341,13 @@ static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
 	return m->chunks[i];
 }
 
-/* Copy the user's bytes in: all of them, or -EFAULT. */
+/*
+ * Copy the user's bytes in: all of them, or -EFAULT. A slotted message
+ * takes a copy per packet: into its chunk's pages, as TCP copies into its
+ * page frags, not through copy_from_iter(), whose hardened-usercopy check
+ * of a kernel address (for slab objects and stacks: a chunk is neither)
+ * cost as much as the copy's own overhead, once per 1.4 KiB slot.
+ */
 int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 {
 	u32 off, poff, n;
@@ -351,8 +357,8 @@ int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 		return copy_from_iter_full(m->buf, m->len, from) ? 0 : -EFAULT;
 	for (off = 0; off < m->len; off += n) {
 		pg = spray_tmsg_at(m, off, &poff, &n);
-		/* no __GFP_HIGHMEM: a chunk is mapped whole */
-		if (!copy_from_iter_full(page_address(pg) + poff, n, from))
+		/* a chunk is one compound page: @poff may pass its first */
+		if (copy_page_from_iter(pg, poff, n, from) != n)
 			return -EFAULT;
 	}
 	return 0;
@@ -642,6 +648,41 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 	kfree(rm);
 }
 
+/*
+ * Copy @n bytes at @off of @skb to the user. A kept packet's payload lies
+ * in one page frag of its train (the sender's chunk, on a veth), copied
+ * from its pages: skb_copy_datagram_iter() would walk the skb from its
+ * start and check each copy's kernel address as if it could be a slab
+ * object or a stack, once per packet. Anything else (head, frag_list, a
+ * span of frags) as skb_copy_datagram_iter() does it.
+ */
+static int spray_skb_copy_to_iter(const struct sk_buff *skb, u32 off,
+				  struct iov_iter *to, u32 n)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 start = skb_headlen(skb), end, i, poff, k;
+	const skb_frag_t *f;
+
+	for (i = 0; off >= start && i < sh->nr_frags; i++, start = end) {
+		f = &sh->frags[i];
+		end = start + skb_frag_size(f);
+		if (off >= end)
+			continue;
+		if (off + n > end)
+			break;
+		/* page by page, as skb_frag_foreach_page(): any frag's pages */
+		for (poff = skb_frag_off(f) + off - start; n; poff += k, n -= k) {
+			k = min_t(u32, n, PAGE_SIZE - offset_in_page(poff));
+			if (copy_page_to_iter(nth_page(skb_frag_page(f),
+						       poff >> PAGE_SHIFT),
+					      offset_in_page(poff), k, to) != k)
+				return -EFAULT;
+		}
+		return 0;
+	}
+	return skb_copy_datagram_iter(skb, off, to, n);
+}
+
 /**
  * spray_rmsg_copy() - copy a received message's first bytes to the user
  * @rm: a complete message
@@ -668,7 +709,7 @@ int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 			n = min(n, min(rm->len, (i + 1) * rm->frag) - off);
 		}
 		if (skb) {
-			if (skb_copy_datagram_iter(skb, rm->skbs[i].data_off +
+			if (spray_skb_copy_to_iter(skb, rm->skbs[i].data_off +
 						   off - i * rm->frag, to, n))
 				return -EFAULT;
 			continue;
