@@ -133,6 +133,7 @@ struct spray_conn *spray_conn_alloc(struct spray_sock *ss,
 	INIT_WORK(&c->free_work, spray_conn_free_work);
 	c->last_active_ns = ktime_get_ns();
 	c->chal_key = get_random_u32();
+	c->ctrl_rng = get_random_u32() | 1;	/* xorshift: never 0 */
 	for (i = 0; i < SPRAY_CTRL_EVS; i++)
 		c->ctrl_ports[i] = 49152 + i * (16384 / SPRAY_CTRL_EVS) +
 				   get_random_u32_below(16384 / SPRAY_CTRL_EVS);

@@ -248,6 +248,7 @@ struct spray_tmsg {
  * @ctrl_ports: the entropy values of control packets before the
  *	connection sends (spray_ctrl_ev())
  * @ctrl_dsts: their routes
+ * @ctrl_rng: xorshift state that picks a control packet's EV
  * @nscc: sender congestion window
  * @cc: congestion control settings, from the namespace at creation
  * @peer_cid: the peer's sending incarnation we receive, 0 if none
@@ -327,6 +328,7 @@ struct spray_conn {
 	struct spray_dst_slot	*dsts;
 	u16			ctrl_ports[SPRAY_CTRL_EVS];
 	struct spray_dst_slot	ctrl_dsts[SPRAY_CTRL_EVS];
+	u32			ctrl_rng;
 	struct spray_nscc	nscc;
 	struct spray_cc_cfg	cc;
 
