@@ -344,10 +344,12 @@ static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
 
 /*
  * Copy the user's bytes in: all of them, or -EFAULT. A slotted message
- * takes a copy per packet: into its chunk's pages, as TCP copies into its
- * page frags, not through copy_from_iter(), whose hardened-usercopy check
- * of a kernel address (for slab objects and stacks: a chunk is neither)
- * cost as much as the copy's own overhead, once per 1.4 KiB slot.
+ * takes a copy per packet. One that lies in a page goes in as TCP fills
+ * its page frags (copy_page_from_iter()), not through copy_from_iter(),
+ * whose hardened-usercopy check of the kernel address (for slab objects
+ * and stacks: a chunk is neither) cost as much as the copy's own overhead
+ * per 1.4 KiB slot; one across pages (most at MTU 9000) in one call, which
+ * copy_page_from_iter() would make one per page.
  */
 int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 {
@@ -359,8 +361,14 @@ int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 	for (off = 0; off < m->len; off += n) {
 		pg = spray_tmsg_at(m, off, &poff, &n);
 		/* a chunk is one compound page: @poff may pass its first */
-		if (copy_page_from_iter(pg, poff, n, from) != n)
+		if (offset_in_page(poff) + n <= PAGE_SIZE) {
+			if (copy_page_from_iter(pg, poff, n, from) != n)
+				return -EFAULT;
+		} else if (!copy_from_iter_full(page_address(pg) + poff, n,
+						from)) {
+			/* no __GFP_HIGHMEM: a chunk is mapped whole */
 			return -EFAULT;
+		}
 	}
 	return 0;
 }
@@ -650,18 +658,19 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 }
 
 /*
- * Copy @n bytes at @off of @skb to the user. A kept packet's payload lies
- * in one page frag of its train (the sender's chunk, on a veth), copied
- * from its pages: skb_copy_datagram_iter() would walk the skb from its
- * start and check each copy's kernel address as if it could be a slab
- * object or a stack, once per packet. Anything else (head, frag_list, a
- * span of frags) as skb_copy_datagram_iter() does it.
+ * Copy @n bytes at @off of @skb to the user. A kept packet's payload that
+ * lies in one page of a frag (the sender's chunk, on a veth; most at MTU
+ * 1500) is copied from that page: skb_copy_datagram_iter() would walk the
+ * skb from its start and check the copy's kernel address as if it could
+ * be a slab object or a stack, once per packet. Anything else (head,
+ * frag_list, a span of pages or frags) as skb_copy_datagram_iter() does
+ * it, in one call where copy_page_to_iter() would make one per page.
  */
 static int spray_skb_copy_to_iter(const struct sk_buff *skb, u32 off,
 				  struct iov_iter *to, u32 n)
 {
 	const struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 start = skb_headlen(skb), end, i, poff, k;
+	u32 start = skb_headlen(skb), end, i, poff;
 	const skb_frag_t *f;
 
 	for (i = 0; off >= start && i < sh->nr_frags; i++, start = end) {
@@ -669,16 +678,14 @@ static int spray_skb_copy_to_iter(const struct sk_buff *skb, u32 off,
 		end = start + skb_frag_size(f);
 		if (off >= end)
 			continue;
-		if (off + n > end)
+		poff = skb_frag_off(f) + off - start;
+		if (off + n > end || offset_in_page(poff) + n > PAGE_SIZE)
 			break;
-		/* page by page, as skb_frag_foreach_page(): any frag's pages */
-		for (poff = skb_frag_off(f) + off - start; n; poff += k, n -= k) {
-			k = min_t(u32, n, PAGE_SIZE - offset_in_page(poff));
-			if (copy_page_to_iter(nth_page(skb_frag_page(f),
-						       poff >> PAGE_SHIFT),
-					      offset_in_page(poff), k, to) != k)
-				return -EFAULT;
-		}
+		/* any frag's pages are contiguous (skb_frag_foreach_page()) */
+		if (copy_page_to_iter(nth_page(skb_frag_page(f),
+					       poff >> PAGE_SHIFT),
+				      offset_in_page(poff), n, to) != n)
+			return -EFAULT;
 		return 0;
 	}
 	return skb_copy_datagram_iter(skb, off, to, n);
