@@ -8,13 +8,20 @@
 # one vCPU at a time unless SPRAY_TCG_THREAD=multi, as the bench does.
 # Prints, per variant, the median (min-max) of goodput and of guest CPU ns
 # per byte, and the packets resent; Documentation/performance.rst ("How to
-# compare two modules") says how to read them.
+# compare two modules") says how to read them, with each round's own
+# ratio B/A. With -i (QEMU's -icount, scripts/vm.sh's SPRAY_VM_ICOUNT)
+# guest time counts instructions: the figures repeat within 0.5% whatever
+# the host's load, but measure instructions, not the emulator's time
+# (compare modules with it, not transports across modes); CPU ns/B is
+# then limited by the 10 ms ticks of /proc/stat (about 1% at -n 300M).
 #
 #   scripts/bench/ab.sh [-k KVER] [-o OUTDIR] [-c CONNS] [-m MTU] [-n BYTES]
-#                       [-r ROUNDS] [-p] A.ko B.ko
+#                       [-r ROUNDS] [-p] [-i] A.ko B.ko
 #   -c 1, -m 1500, -n 300M, -r 4; -p: a perf profile of each variant's
 #   last run (top symbols per CPU, callers of those above 2%, the
-#   sending CPU's inclusive costs)
+#   sending CPU's inclusive costs); -i: icount (shift=0,sleep=off, the
+#   vCPU without cmpxchg16b, and 6.1 booted with maxcpus=1, its second
+#   CPU brought up after boot)
 #
 # OUTDIR (default build/bench/ab-<timestamp>/): runs.txt (a line per run),
 # summary.txt (the table), the modules compared, their md5sums, and with
@@ -87,6 +94,11 @@ if [ "${1:-}" = --in-vm ]; then
 		fi
 		unload
 	}
+	# a kernel booted with maxcpus=1 (6.1 under SPRAY_VM_ICOUNT, see
+	# scripts/vm.sh) brings its other CPUs up here
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ ! -f "$c" ] || [ "$(cat "$c")" = 1 ] || echo 1 >"$c"
+	done
 	: >"$OUT/runs.txt"
 	for r in $(seq "$AB_ROUNDS"); do
 		order="A B"
@@ -104,8 +116,8 @@ fi
 cd "$here"
 KVER=$(scripts/kver.sh --default)
 OUT=
-CONNS=1 MTU=1500 BYTES=300M ROUNDS=4 PERF=0
-while getopts "k:o:c:m:n:r:p" o; do
+CONNS=1 MTU=1500 BYTES=300M ROUNDS=4 PERF=0 ICOUNT=0
+while getopts "k:o:c:m:n:r:pi" o; do
 	case $o in
 	k) KVER=$OPTARG ;;
 	o) OUT=$OPTARG ;;
@@ -114,17 +126,28 @@ while getopts "k:o:c:m:n:r:p" o; do
 	n) BYTES=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
 	p) PERF=1 ;;
+	i) ICOUNT=1 ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# = 2 ] || { sed -n '13,17p' "$0" >&2; exit 2; }
+[ $# = 2 ] || { sed -n '18,24p' "$0" >&2; exit 2; }
 for k in "$1" "$2"; do
 	modinfo -F vermagic "$k" >/dev/null 2>&1 || { echo "ab: $k is not a module" >&2; exit 2; }
 done
 [ -n "$OUT" ] || OUT=build/bench/ab-$(date +%Y%m%d-%H%M%S)
 # as the bench: without TCG's byte-at-a-time copies (scripts/vm.sh)
 export SPRAY_VM_CPU=${SPRAY_VM_CPU:-max,-erms}
+if [ $ICOUNT = 1 ]; then
+	export SPRAY_VM_ICOUNT=${SPRAY_VM_ICOUNT:-shift=0,sleep=off}
+	# under icount, guests died of a garbage EFLAGS right after SLUB's
+	# cmpxchg16b (QEMU 7.2); without the instruction SLUB takes its lock
+	[ "$SPRAY_VM_CPU" != max,-erms ] || export SPRAY_VM_CPU=max,-erms,-cx16
+	# 6.1 never brings its second CPU up at boot under a fixed shift
+	case $KVER in
+	6.1.*) export SPRAY_VM_APPEND="${SPRAY_VM_APPEND:+$SPRAY_VM_APPEND }maxcpus=1" ;;
+	esac
+fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cp "$1" "$OUT/A.ko"
@@ -132,7 +155,7 @@ cp "$2" "$OUT/B.ko"
 {
 	echo "A: $1 md5 $(md5sum <"$1" | cut -c1-12)"
 	echo "B: $2 md5 $(md5sum <"$2" | cut -c1-12)"
-	echo "kernel $KVER; $CONNS connection(s), MTU $MTU, $BYTES a run, $ROUNDS rounds; TCG thread=${SPRAY_TCG_THREAD:-single}, vCPU $SPRAY_VM_CPU"
+	echo "kernel $KVER; $CONNS connection(s), MTU $MTU, $BYTES a run, $ROUNDS rounds; TCG thread=${SPRAY_TCG_THREAD:-single}, vCPU $SPRAY_VM_CPU, icount ${SPRAY_VM_ICOUNT:-off}"
 } >"$OUT/modules.txt"
 cat "$OUT/modules.txt"
 scripts/bench/deps.sh >"$OUT/deps.log" 2>&1 ||
@@ -158,8 +181,8 @@ for line in open(f"{out}/runs.txt"):
     d.setdefault("gp", []).append(float(f[4]))
     d.setdefault("cpu", []).append(float(f[6]))
     d.setdefault("retx", []).append(int(f[10]))
-def mm(x):
-    return f"{statistics.median(x):.1f} ({min(x):.1f}-{max(x):.1f})" if x else "-"
+def mm(x, p=1):
+    return f"{statistics.median(x):.{p}f} ({min(x):.{p}f}-{max(x):.{p}f})" if x else "-"
 tcp = runs.get("TCP", {})
 print(f"{'variant':8} {'runs':>4} {'failed':>6}  {'goodput Mbit/s':24} {'CPU ns/B':22} {'x TCP':>6} {'CPU/B x TCP':>11} {'retx':>10}")
 for v in ("A", "B", "TCP"):
@@ -170,7 +193,14 @@ for v in ("A", "B", "TCP"):
         xg = f"{statistics.median(gp) / statistics.median(tcp['gp']):.2f}x"
         xc = f"{statistics.median(cpu) / statistics.median(tcp['cpu']):.2f}x"
     retx = mm([float(r) for r in d.get("retx", [])]) if v != "TCP" else "-"
-    print(f"{v:8} {len(gp):>4} {len(d.get('failed', [])):>6}  {mm(gp):24} {mm(cpu):22} {xg:>6} {xc:>11} {retx:>10}")
+    print(f"{v:8} {len(gp):>4} {len(d.get('failed', [])):>6}  {mm(gp):24} {mm(cpu, 2):22} {xg:>6} {xc:>11} {retx:>10}")
+# each round's B/A (runs.txt lists a round's A and B before its TCP)
+a, b = runs.get("A", {}), runs.get("B", {})
+n = min(len(a.get("gp", [])), len(b.get("gp", [])))
+if n and not a.get("failed") and not b.get("failed"):
+    rg = [b["gp"][i] / a["gp"][i] for i in range(n)]
+    rc = [b["cpu"][i] / a["cpu"][i] for i in range(n)]
+    print(f"B/A by round: goodput {mm(rg, 3)}, CPU ns/B {mm(rc, 3)}")
 failed = sum(len(d.get("failed", [])) for d in runs.values())
 sys.exit(1 if failed or not runs else 0)
 PY
