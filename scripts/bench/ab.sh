@@ -139,10 +139,8 @@ done
 # as the bench: without TCG's byte-at-a-time copies (scripts/vm.sh)
 export SPRAY_VM_CPU=${SPRAY_VM_CPU:-max,-erms}
 if [ $ICOUNT = 1 ]; then
+	# (scripts/vm.sh then takes cmpxchg16b from the vCPU)
 	export SPRAY_VM_ICOUNT=${SPRAY_VM_ICOUNT:-shift=0,sleep=off}
-	# under icount, guests died of a garbage EFLAGS right after SLUB's
-	# cmpxchg16b (QEMU 7.2); without the instruction SLUB takes its lock
-	[ "$SPRAY_VM_CPU" != max,-erms ] || export SPRAY_VM_CPU=max,-erms,-cx16
 	# 6.1 never brings its second CPU up at boot under a fixed shift
 	case $KVER in
 	6.1.*) export SPRAY_VM_APPEND="${SPRAY_VM_APPEND:+$SPRAY_VM_APPEND }maxcpus=1" ;;
