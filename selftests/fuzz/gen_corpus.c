@@ -155,8 +155,12 @@ static void gen_pkt(void)
 
 	for (r = SPRAY_NACK_LOSS; r < __SPRAY_NACK_MAX; r++) {
 		static const char * const names[] = {
-			NULL, "nack-loss", "nack-window", "nack-no-conn",
-			"nack-no-buf",
+			[SPRAY_NACK_LOSS] = "nack-loss",
+			[SPRAY_NACK_WINDOW] = "nack-window",
+			[SPRAY_NACK_NO_CONN] = "nack-no-conn",
+			[SPRAY_NACK_NO_BUF] = "nack-no-buf",
+			[SPRAY_NACK_MSG_SIZE] = "nack-msg-size",
+			[SPRAY_NACK_RESUME] = "nack-resume",
 		};
 
 		p = hdr(SPRAY_T_NACK, 0);
@@ -165,6 +169,8 @@ static void gen_pkt(void)
 		p.nack.reason = r;
 		p.nack.cum_psn = 498;
 		p.nack.grant_psn = 600;
+		/* a reason added without a name here fails the build */
+		BUILD_BUG_ON(ARRAY_SIZE(names) != __SPRAY_NACK_MAX);
 		put_pkt(&p, 0);
 		save("fuzz_pkt", names[r]);
 	}
