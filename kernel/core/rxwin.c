@@ -222,6 +222,91 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 	return 0;
 }
 
+/**
+ * spray_rxwin_rcv_run() - account a run of DATA packets that extends the
+ *	window: the followers of a train, all at once
+ * @w: receive window
+ * @psn: the first psn of the run: not before @w->high (nothing at or after
+ *	it received yet)
+ * @n: how many consecutive psns, from 1; the last inside the window
+ *	(before @w->cum + SPRAY_RXWIN_BITS)
+ * @flags: their SPRAY_F_* flags (one header but for psn and fragment)
+ * @ce: they arrived with ECN CE (one IP header: one skb)
+ * @ts_ns: their ts_ns
+ * @ev: their ev
+ * @now_ns: arrival time
+ *
+ * Leaves @w as @n calls of spray_rxwin_rcv(), one per psn in order, would
+ * (the unit tests compare them): the first packet goes through it, the
+ * others, which can only extend the window by one psn each, are counted
+ * together: their bits set as one range, the cumulative ack moved once
+ * when the run arrived in order, not psn by psn.
+ *
+ * Return: 0, or -SPRAY_DROP_WINDOW (nothing done) if the run is not one
+ * that extends the window.
+ */
+int spray_rxwin_rcv_run(struct spray_rxwin *w, u32 psn, u32 n, u16 flags,
+			bool ce, u64 ts_ns, u16 ev, u64 now_ns)
+{
+	u32 last = psn + n - 1, old, p, ob, nb, b;
+
+	if (!n || spray_psn_before(psn, w->high) ||
+	    last - w->cum >= SPRAY_RXWIN_BITS)
+		return -SPRAY_DROP_WINDOW;
+	if (spray_rxwin_rcv(w, psn, flags, ce, ts_ns, ev, now_ns))
+		return -SPRAY_DROP_WINDOW;	/* cannot be: checked above */
+	if (n == 1)
+		return 0;
+	/*
+	 * psn + 1 .. last: each one past the highest, with the first's
+	 * flags, CE state and echo: no reordering, no new ACK reason
+	 */
+	n--;
+	w->new += n;
+	w->above += n;
+	if (ce)
+		w->ce += n;
+	ob = (w->high - 1) / 64;
+	nb = last / 64;
+	for (b = ob + 1; b != nb + 1 && b - ob <= ARRAY_SIZE(w->blk_ns); b++)
+		w->blk_ns[b % ARRAY_SIZE(w->blk_ns)] = now_ns;
+	w->unacked += n;
+	w->last_psn = last;
+	if (w->cum != w->high) {
+		/* a hole below: the cumulative ack stays, the SACKs grow */
+		for (p = psn + 1; p != last + 1; p++) {
+			rxw_set(w->rcvd, p);
+			rxw_set(w->unrep, p);
+			if (ce)
+				rxw_set(w->cemap, p);
+		}
+		w->n_unrep += n;
+		w->high = last + 1;
+		return 0;
+	}
+	/*
+	 * In order: each would have moved the cumulative ack by one and been
+	 * reported by it (no unreported bit left, no FILL), and pushed one
+	 * psn out of the ACK history
+	 */
+	for (p = psn + 1; p != last + 1; p++) {
+		rxw_set(w->rcvd, p);
+		if (ce)
+			rxw_set(w->cemap, p);
+	}
+	old = w->cum;
+	w->cum = last + 1;
+	w->high = last + 1;
+	w->above -= n;
+	for (p = old - SPRAY_RXWIN_HIST; p != w->cum - SPRAY_RXWIN_HIST; p++) {
+		rxw_clear(w->rcvd, p);
+		rxw_clear(w->cemap, p);
+	}
+	if (w->snap_valid && spray_psn_after_eq(w->cum, w->snap_high))
+		w->snap_valid = false;
+	return 0;
+}
+
 /* how long a delayed ACK waits */
 static u32 rxw_ack_delay(const struct spray_rxwin *w)
 {

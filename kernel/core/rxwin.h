@@ -149,6 +149,8 @@ void spray_rxwin_init(struct spray_rxwin *w, u32 isn,
 		      const struct spray_rxwin_cfg *cfg);
 int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 		    u64 ts_ns, u16 ev, u64 now_ns);
+int spray_rxwin_rcv_run(struct spray_rxwin *w, u32 psn, u32 n, u16 flags,
+			bool ce, u64 ts_ns, u16 ev, u64 now_ns);
 bool spray_rxwin_received(const struct spray_rxwin *w, u32 psn);
 bool spray_rxwin_ack_due(const struct spray_rxwin *w, u64 now_ns);
 u64 spray_rxwin_ack_deadline(const struct spray_rxwin *w);

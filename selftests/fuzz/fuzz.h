@@ -94,6 +94,7 @@ enum fz_rx_op {		/* fuzz_rxwin */
 	RX_ACK,		/* bit 0: even if not due */
 	RX_NACK,	/* rtt u32, max runs */
 	RX_FLUSH,	/* - */
+	RX_TRAIN,	/* n, gap, flags, ce: a train's followers as one run */
 	__RX_MAX,
 };
 

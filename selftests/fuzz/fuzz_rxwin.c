@@ -106,11 +106,43 @@ static void deliver_frag(u32 k)
 		m->delivered = true;
 }
 
+/*
+ * A new psn was accepted, CE-marked if @ce; @p: its packet, or NULL for the
+ * layout's
+ */
+static void accept(u32 psn, bool ce, const struct spray_pkt *p)
+{
+	u32 k, msg, foff, flen;
+
+	FZ_CHECK(in_shadow(psn), "psn %u accepted far from isn %u", psn, H.isn);
+	k = psn - H.isn;
+	H.st[k] |= P_ACC | (ce ? P_CE : 0);
+	while (H.cum_off < SHADOW && H.st[H.cum_off] & P_ACC)
+		H.cum_off++;
+	if (k + 1 > H.high_off)
+		H.high_off = k + 1;
+
+	if (k >= H.npsns) {
+		H.st[k] |= P_GARBAGE;
+		H.garbage = true;
+		return;
+	}
+	frag_of(k, &msg, &foff, &flen);
+	if (p && (p->data.msg_id != msg || p->data.msg_len != H.msgs[msg].len ||
+		  p->data.frag_off != foff || p->data.frag_len != flen)) {
+		/* forged: takes the psn, its fragment never comes */
+		H.st[k] |= P_GARBAGE;
+		H.garbage = true;
+		return;
+	}
+	deliver_frag(k);
+}
+
 /* a packet arrived: parse it and do what conn.c does with DATA */
 static void rcv_packet(const u8 *buf, u32 len, bool ce)
 {
-	u32 psn, k, msg, foff, flen;
 	struct spray_pkt p;
+	u32 psn;
 	bool in, was;
 	int ret;
 
@@ -136,28 +168,7 @@ static void rcv_packet(const u8 *buf, u32 len, bool ce)
 		return;
 	}
 	FZ_CHECK(ret == 0, "new psn %u in window refused: %d", psn, ret);
-	FZ_CHECK(in_shadow(psn), "psn %u accepted far from isn %u", psn, H.isn);
-	k = psn - H.isn;
-	H.st[k] |= P_ACC | (ce ? P_CE : 0);
-	while (H.cum_off < SHADOW && H.st[H.cum_off] & P_ACC)
-		H.cum_off++;
-	if (k + 1 > H.high_off)
-		H.high_off = k + 1;
-
-	if (k >= H.npsns) {
-		H.st[k] |= P_GARBAGE;
-		H.garbage = true;
-		return;
-	}
-	frag_of(k, &msg, &foff, &flen);
-	if (p.data.msg_id != msg || p.data.msg_len != H.msgs[msg].len ||
-	    p.data.frag_off != foff || p.data.frag_len != flen) {
-		/* forged: takes the psn, its fragment never comes */
-		H.st[k] |= P_GARBAGE;
-		H.garbage = true;
-		return;
-	}
-	deliver_frag(k);
+	accept(psn, ce, &p);
 }
 
 /* build the layout's DATA packet of a psn (any psn: outside, msg 0) */
@@ -213,6 +224,42 @@ static void arrival(struct fz *f)
 		buf[at % len] ^= fz_u8(f);
 	}
 	rcv_packet(buf, len, how & 0x40);
+}
+
+/*
+ * The followers of a train (the layout's packets), taken as one run as
+ * conn.c takes them: only when they extend the window (from high on, the
+ * last inside it); anything else is refused and changes nothing.
+ */
+static void train(struct fz *f)
+{
+	u32 n = fz_u8(f) % 32, psn = H.w.high + fz_u8(f) % 4 - 1, i;
+	u16 flags = fz_u8(f) & SPRAY_F_DATA_MASK;
+	bool ce = fz_u8(f) & 1, fits;
+	struct spray_rxwin old;
+	int ret;
+
+	if (H.cum_off >= LAYOUT)
+		return;		/* keeps accepted psns inside the shadow */
+	fits = n && !spray_psn_before(psn, H.w.high) &&
+	       psn + n - 1 - H.w.cum < SPRAY_RXWIN_BITS;
+	old = H.w;
+	ret = spray_rxwin_rcv_run(&H.w, psn, n, flags, ce, H.now, 5, H.now);
+	if (!fits) {
+		FZ_CHECK(ret == -SPRAY_DROP_WINDOW && !memcmp(&old, &H.w,
+							      sizeof(old)),
+			 "run of %u at %u (high %u, cum %u) taken: %d", n, psn,
+			 old.high, old.cum, ret);
+		return;
+	}
+	FZ_CHECK(ret == 0, "run of %u at %u (high %u, cum %u) refused: %d", n,
+		 psn, old.high, old.cum, ret);
+	FZ_CHECK(H.w.new == old.new + n && H.w.unacked == old.unacked + n,
+		 "run of %u counted %llu new, %u unacked", n,
+		 (unsigned long long)(H.w.new - old.new),
+		 H.w.unacked - old.unacked);
+	for (i = 0; i < n; i++)
+		accept(psn + i, ce, NULL);
 }
 
 static void check_ack(const struct spray_ack *a, u64 now)
@@ -454,6 +501,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			break;
 		case RX_FLUSH:
 			flush_acks();
+			break;
+		case RX_TRAIN:
+			train(&f);
 			break;
 		}
 		check_rx();

@@ -506,6 +506,26 @@ static void gen_rxwin(void)
 	put8(8);
 	save("fuzz_rxwin", "window-edges");
 
+	/* trains: runs in order, above a hole, beyond the window */
+	rx_head(0xfffffffa, 100, 3, three);
+	for (i = 0; i < 4; i++) {
+		rx_near(0, i ? 0 : SPRAY_F_SYN, false);
+		put8(RX_TRAIN);
+		put8(6);		/* 6 followers */
+		put8(1 + (i == 2));	/* from high; one beyond it once */
+		put8(0);
+		put8(i == 1);		/* CE */
+	}
+	put8(RX_TRAIN);
+	put8(0);			/* none */
+	put8(0);			/* before high */
+	put8(0);
+	put8(0);
+	put8(RX_ACK);
+	put8(1);
+	put8(RX_FLUSH);
+	save("fuzz_rxwin", "trains");
+
 	/* truncated and corrupted packets */
 	rx_head(99, 200, 3, three);
 	put8(RX_ARRIVE);

@@ -459,3 +459,96 @@ TEST(spray_rxwin_nack_scan__long_hole_split)
 	EXPECT_EQ(out[1].psn, 192);
 	EXPECT_EQ(out[1].count, 8);
 }
+
+/*
+ * A run of psns that extends the window (a train's followers) leaves the
+ * window exactly as the same packets one by one: from states reached by
+ * random arrivals (holes, reordering, CE changes, ACKs and NACK scans in
+ * between), runs in order and above holes, with and without CE.
+ */
+TEST(spray_rxwin_rcv_run__same_as_psn_by_psn)
+{
+	static struct spray_rxwin a, b;
+	u32 rng = 7, isn = 0xffffff00, i, k, n, psn, runs = 0, holes = 0;
+	struct spray_rxwin_nack nk[4];
+	struct spray_ack ack;
+	u64 now = 1000;
+	bool ce;
+
+	spray_rxwin_init(&w, isn, NULL);
+	for (i = 0; i < 20000; i++) {
+		now += 1 + spray_prng_below(&rng, 3000);
+		ce = spray_prng_below(&rng, 8) == 0;
+		switch (spray_prng_below(&rng, 8)) {
+		case 0:
+			/* every hole filled: the window in order again */
+			for (psn = w.cum; psn != w.high; psn++)
+				if (!spray_rxwin_received(&w, psn))
+					spray_rxwin_rcv(&w, psn, SPRAY_F_RETX,
+							ce, now, 3, now);
+			break;
+		case 1:
+			/* a hole filled, a psn out of order, an old one */
+			psn = w.cum;
+			if (spray_prng_below(&rng, 3) == 0)
+				psn += spray_prng_below(&rng, 200);
+			if (spray_prng_below(&rng, 8) == 0)
+				psn -= 100;
+			spray_rxwin_rcv(&w, psn, SPRAY_F_RETX, ce, now, 3,
+					now);
+			continue;
+		case 2:
+			spray_rxwin_build_ack(&w, now, &ack);
+			continue;
+		case 3:
+			spray_rxwin_nack_scan(&w, now, 50000, nk,
+					      ARRAY_SIZE(nk));
+			continue;
+		default:
+			break;
+		}
+		/* a train's followers: from high, or a little beyond it */
+		n = 1 + spray_prng_below(&rng, 24);
+		psn = w.high;
+		if (spray_prng_below(&rng, 6) == 0)
+			psn += spray_prng_below(&rng, 20);
+		if (psn + n - 1 - w.cum >= SPRAY_RXWIN_BITS) {
+			/* beyond the window: refused, nothing changes */
+			a = w;
+			EXPECT_EQ(spray_rxwin_rcv_run(&w, psn, n, 0, ce, now,
+						      5, now),
+				  -SPRAY_DROP_WINDOW);
+			EXPECT(!memcmp(&a, &w, sizeof(w)));
+			spray_rxwin_build_ack(&w, now, &ack);
+			spray_rxwin_rcv(&w, w.cum, SPRAY_F_RETX, ce, now, 3,
+					now);
+			continue;
+		}
+		a = w;
+		b = w;
+		EXPECT_EQ(spray_rxwin_rcv_run(&a, psn, n, SPRAY_F_ACK_REQ *
+					      (n == 3), ce, now - 5, 9, now),
+			  0);
+		for (k = 0; k < n; k++)
+			EXPECT_EQ(spray_rxwin_rcv(&b, psn + k,
+						  SPRAY_F_ACK_REQ * (n == 3),
+						  ce, now - 5, 9, now), 0);
+		EXPECT(!memcmp(&a, &b, sizeof(a)));
+		EXPECT_OK();
+		holes += a.cum != a.high;
+		runs++;
+		w = a;
+	}
+	/* both kinds of run were tried, many times */
+	fprintf(stderr, "#   %u runs, %u above a hole\n", runs, holes);
+	EXPECT(runs > 5000);
+	EXPECT(holes > 1000);
+	EXPECT(runs - holes > 1000);
+	/* a run that does not extend the window is refused as a whole */
+	a = w;
+	EXPECT_EQ(spray_rxwin_rcv_run(&w, w.high - 1, 2, 0, false, now, 5, now),
+		  -SPRAY_DROP_WINDOW);
+	EXPECT_EQ(spray_rxwin_rcv_run(&w, w.high, 0, 0, false, now, 5, now),
+		  -SPRAY_DROP_WINDOW);
+	EXPECT(!memcmp(&a, &w, sizeof(w)));
+}
