@@ -1214,23 +1214,142 @@ static const void *spray_skb_peek(const struct sk_buff *skb, u32 off,
 }
 
 /*
- * One packet at @off (@len bytes) of @skb, under the lock of its socket:
- * taken here, and kept in @b for the skb's next packets (@more says there
- * are), which are most often the same connection's (a train). A train's
- * packets after its first are predicted (spray_pkt_parse_next()): one
- * whose header is its predecessor's but for psn and fragment goes to the
- * same connection's DATA handling without a parse nor a lookup, as it
- * would after them. Return: SKB_NOT_DROPPED_YET if it was used, else the
- * kernel's reason for dropping it.
+ * The followers of a train, from the one at @off on (parsed in @b->p,
+ * predicted from its predecessor), taken as one run when they can be: the
+ * next psns of @b->c's window, its current message's next fragments on
+ * its grid, none received, each kept in @skb within what the message's
+ * admission reserved. Their state changes once for the run (one range of
+ * the receive window, of the fragment map and of the kept skbs, one
+ * reference taken for them all, the counters and the credit once) and
+ * ends as their DATA handling one by one (spray_rcv_data()) would leave
+ * it: only its common case is taken here, the first packet that is not
+ * (a duplicate, a new message, a copy, a socket with receivers in line)
+ * ends the run and goes the usual way. @seg: @skb's packet size.
+ *
+ * Return: the bytes of @skb taken from @off (whole packets), or 0: the
+ * packet at @off is to be taken alone (@b->p unchanged then).
+ */
+static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
+			 u32 off, u32 seg, bool ce)
+{
+	u32 psn, fo, fl, i0, at, len, extra, first_fl, last_fl = 0, n = 0;
+	u8 hdr[SPRAY_DATA_HDR_LEN] __uninitialized;
+	u32 bytes = 0, extras = 0, xlen = 0, xextra = 0;
+	struct spray_conn *c = b->c;
+	struct spray_pkt *p = &b->p;
+	struct spray_sock *ss = c->ss;
+	struct spray_rmsg *rm;
+	const void *hp;
+	u64 now = b->now;
+
+	rm = c->rx_last;
+	psn = p->psn;
+	fo = p->data.frag_off;
+	first_fl = p->data.frag_len;
+	if (!b->own || p->src_cid != c->peer_cid || !rm ||
+	    rm->msg_id != p->data.msg_id || rm->len != p->data.msg_len ||
+	    !rm->fmap || !rm->skbs || fo % rm->frag ||
+	    spray_psn_before(psn, c->rx.high) ||
+	    !list_empty(&ss->rx_waiting) || !list_empty(&ss->rx_turned))
+		return 0;
+	i0 = fo / rm->frag;
+	for (at = off; ; ) {
+		/* packet n of the run, at @at, parsed in @p */
+		fl = p->data.frag_len;
+		if (fl != xlen) {
+			/* the full packets share one size, the last another */
+			if (!spray_rx_keepable(skb, true, fl, p->hdr_len + fl,
+					       &xextra))
+				break;
+			xlen = fl;
+		}
+		extra = xextra;
+		if (p->psn != psn + n || p->data.frag_off != fo + n * rm->frag ||
+		    fl != min(rm->frag, rm->len - p->data.frag_off) ||
+		    p->psn - c->rx.cum >= SPRAY_RXWIN_BITS ||
+		    test_bit(i0 + n, rm->fmap) || rm->skbs[i0 + n].skb ||
+		    extra > rm->extra_left - extras)
+			break;
+		spray_rx_learn_extra(ss, extra);
+		extras += extra;
+		bytes += fl;
+		last_fl = fl;
+		n++;
+		at += p->hdr_len + fl;
+		if (at >= skb->len)
+			break;
+		len = min(seg, skb->len - at);
+		hp = spray_skb_peek(skb, at, min_t(u32, len, sizeof(hdr)), hdr);
+		if (!hp || spray_pkt_parse_next(hp, len, b->hdr, p))
+			break;
+	}
+	/* @p as the run's last packet: its psn, fragment, and all else */
+	p->psn = psn + n - 1;
+	p->data.frag_off = fo + (n - 1) * rm->frag;
+	p->data.frag_len = last_fl;
+	if (!n || WARN_ON_ONCE(spray_rxwin_rcv_run(&c->rx, psn, n, p->flags,
+						   ce, p->data.ts_ns, p->ev,
+						   now))) {
+		p->psn = psn;
+		p->data.frag_off = fo;
+		p->data.frag_len = first_fl;
+		return 0;
+	}
+	bitmap_set(rm->fmap, i0, n);
+	rm->got += bytes;
+	rm->extra_left -= extras;
+	/* as spray_rmsg_keep(), once for the run */
+	skb_orphan(skb);
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
+	refcount_add(n, &skb->users);
+	for (at = 0; at < n; at++) {
+		rm->skbs[i0 + at].skb = skb;
+		rm->skbs[i0 + at].data_off = off + at * seg + p->hdr_len;
+	}
+	spray_rx_accepted(c, p, now);
+	c->rx_mtu = max(c->rx_mtu, first_fl);
+	/* the rate as packet by packet: the first may close its window */
+	spray_rcc_on_data(&ss->rcc, &c->rcc, first_fl, p->data.min_rtt, now);
+	if (n > 1)
+		spray_rcc_on_data(&ss->rcc, &c->rcc, bytes - first_fl,
+				  p->data.min_rtt, now);
+	at = min(n, rm->pkts_left);
+	rm->pkts_left -= at;
+	c->rx_left_pkts -= at;
+	c->stat_rx += n;
+	spray_mib_add(ss->sn, SPRAY_MIB_RX_PKTS, n);
+	spray_mib_add(ss->sn, SPRAY_MIB_RX_BYTES, bytes);
+	if (ce)
+		spray_mib_add(ss->sn, SPRAY_MIB_ECN_CE, n);
+	if (rm->got >= rm->len)
+		spray_rx_complete(c, rm);
+	spray_rx_update_active(c);
+	return (n - 1) * seg + p->hdr_len + last_fl;
+}
+
+/*
+ * One packet at @off of @skb (@skb's packets are @seg bytes, the last may
+ * be shorter), under the lock of its socket: taken here, and kept in @b
+ * for the skb's next packets, which are most often the same connection's
+ * (a train). A train's packets after its first are predicted
+ * (spray_pkt_parse_next()): one whose header is its predecessor's but for
+ * psn and fragment goes to the same connection's DATA handling without a
+ * parse nor a lookup, as it would after them, with the followers after it
+ * when they make a run (spray_rcv_run()). *@taken: the bytes of @skb
+ * taken from @off, one packet or a run. Return: SKB_NOT_DROPPED_YET if
+ * it was used, else the kernel's reason for dropping it.
  */
 static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 					  struct sk_buff *skb,
-					  u32 off, u32 len, bool more,
+					  u32 off, u32 seg, u32 *taken,
 					  const struct spray_addr *from,
 					  const struct spray_addr *to, bool ce,
 					  struct sk_buff_head *q,
 					  struct spray_rx_batch *b)
 {
+	u32 len = min(seg, skb->len - off);
+	bool more = off + len < skb->len;
 	/*
 	 * Not read before it is written (a bounce buffer): not cleared per
 	 * packet under CONFIG_INIT_STACK_ALL_ZERO, as Debian's kernels are
@@ -1250,9 +1369,19 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 	hp = spray_skb_peek(skb, off, min_t(u32, len, sizeof(hdr)), hdr);
 	if (unlikely(!hp))
 		return spray_drop(sn, SPRAY_DROP_SHORT);
+	*taken = len;
 	if (b->next_ok && !spray_pkt_parse_next(hp, len, b->hdr, p)) {
 		/* the same socket, sender and incarnation as the last one */
 		c = b->c;
+		if (more) {
+			*taken = spray_rcv_run(b, skb, off, seg, ce);
+			if (*taken) {
+				if (off + *taken >= skb->len)
+					spray_rx_batch_end(b, q);
+				return SKB_NOT_DROPPED_YET;
+			}
+			*taken = len;
+		}
 		drop = spray_rcv_data(c, skb, b->own, off, p, ce, b->now, q);
 		spray_rx_update_active(c);
 		if (!more)
@@ -1352,9 +1481,8 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 	if (!skb->len)
 		drop = spray_drop(sn, SPRAY_DROP_SHORT);
 	for (off = 0; seg && off < skb->len; off += len) {
-		len = min(seg, skb->len - off);
-		drop = spray_rcv_one(sn, skb, off, len, off + len < skb->len,
-				     from, to, ce, &q, &b);
+		drop = spray_rcv_one(sn, skb, off, seg, &len, from, to, ce,
+				     &q, &b);
 		if (drop == SKB_NOT_DROPPED_YET) {
 			used = true;
 			/* b.p: the packet just taken */
