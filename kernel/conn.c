@@ -489,6 +489,24 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 
 	/* a slot most often lies in one chunk: one piece */
 	first = spray_tmsg_piece(m, pos, len, &first_off, &first_n);
+	if (likely(first_n == len)) {
+		i = sh->nr_frags;
+		if (i && skb_can_coalesce(skb, i, first, first_off)) {
+			skb_frag_size_add(&sh->frags[i - 1], len);
+		} else {
+			if (i >= MAX_SKB_FRAGS)
+				return -EMSGSIZE;
+			get_page(first);
+			skb_fill_page_desc(skb, i, first, first_off, len);
+		}
+		/* a copy of a constant size: a few moves, not a loop */
+		memcpy(page_address(first) + first_off, hdr,
+		       SPRAY_DATA_HDR_LEN);
+		skb->len += len;
+		skb->data_len += len;
+		skb->truesize += len;
+		return 0;
+	}
 	for (at = first_n; at < len; at += n, need++)
 		spray_tmsg_piece(m, pos + at, len - at, &poff, &n);
 	i = sh->nr_frags;
