@@ -1017,30 +1017,12 @@ void spray_conn_trace_cc(struct spray_conn *c)
 	}
 }
 
-static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
-			   bool ce)
+/* @bytes of @m's were acknowledged: it may be complete, or gone */
+static void spray_tmsg_acked(struct spray_conn *c, struct spray_tmsg *m,
+			     u32 bytes)
 {
-	struct spray_conn *c = ctx;
-	struct spray_tmsg *m;
-
-	spray_path_on_ack(&c->path, rec->ev, ce, c->ops_now);
-	/* a marked path is no place for trains: one packet per EV again */
-	if (++c->train_calm >= 64 && !ce && c->train < SPRAY_TRAIN_MAX) {
-		c->train++;
-		c->train_calm = 0;
-	}
-	if (ce) {
-		c->train = 1;
-		c->train_calm = 0;
-		c->train_undo = 0;
-		c->stat_ecn++;
-		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ECN_ECHO);
-	}
-	m = rec->msg;
-	if (!m)
-		return;
-	m->acked += rec->len;
-	WRITE_ONCE(c->ss->tx_bytes, c->ss->tx_bytes - rec->len);
+	m->acked += bytes;
+	WRITE_ONCE(c->ss->tx_bytes, c->ss->tx_bytes - bytes);
 	if (m->abandoned) {
 		/* failed already: gone once what was sent is acknowledged */
 		if (m->acked >= m->next_off)
@@ -1050,6 +1032,53 @@ static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 		trace_spray_msg_delivered(c, m->msg_id, m->len, m->cookie);
 		spray_tmsg_free(c, m);
 	}
+}
+
+/* An unmarked packet was acknowledged: trains may grow again. */
+static void spray_train_calm(struct spray_conn *c)
+{
+	if (++c->train_calm >= 64 && c->train < SPRAY_TRAIN_MAX) {
+		c->train++;
+		c->train_calm = 0;
+	}
+}
+
+static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
+			   bool ce)
+{
+	struct spray_conn *c = ctx;
+
+	spray_path_on_ack(&c->path, rec->ev, ce, c->ops_now);
+	/* a marked path is no place for trains: one packet per EV again */
+	if (ce) {
+		c->train = 1;
+		c->train_calm = 0;
+		c->train_undo = 0;
+		c->stat_ecn++;
+		spray_mib_inc(spray_conn_net(c), SPRAY_MIB_ECN_ECHO);
+	} else {
+		spray_train_calm(c);
+	}
+	if (rec->msg)
+		spray_tmsg_acked(c, rec->msg, rec->len);
+}
+
+/*
+ * A train's packets, delivered by one ACK (none marked): as
+ * spray_tx_acked() for each, the path, the message and the socket's
+ * bytes counted once.
+ */
+static void spray_tx_acked_run(void *ctx, u32 psn, u32 n,
+			       const struct spray_txrec *rec, u32 bytes)
+{
+	struct spray_conn *c = ctx;
+	u32 i;
+
+	spray_path_on_acks(&c->path, rec->ev, n);
+	for (i = 0; i < n; i++)
+		spray_train_calm(c);
+	if (rec->msg)
+		spray_tmsg_acked(c, rec->msg, bytes);
 }
 
 static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
@@ -1105,6 +1134,7 @@ static void spray_tx_spurious(void *ctx, u32 psn,
 
 const struct spray_txwin_ops spray_tx_ops = {
 	.acked	= spray_tx_acked,
+	.acked_run = spray_tx_acked_run,
 	.lost	= spray_tx_lost,
 	.spurious = spray_tx_spurious,
 };

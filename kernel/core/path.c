@@ -206,21 +206,36 @@ int spray_path_pick(struct spray_path *p, u64 now_ns, int avoid,
  */
 void spray_path_on_ack(struct spray_path *p, u16 idx, bool ce, u64 now_ns)
 {
-	struct spray_ev *ev;
-
 	if (idx >= p->cfg.n)
 		return;
+	spray_path_on_acks(p, idx, 1);
+	if (ce) {
+		p->evs[idx].ecn++;
+		spray_path_penalize(p, idx, p->cfg.avoid_ecn_ns, now_ns);
+	}
+}
+
+/**
+ * spray_path_on_acks() - packets sent on an EV were acked, none CE-marked
+ * @p: EV set
+ * @idx: EV index
+ * @n: how many (a train's)
+ *
+ * As @n calls of spray_path_on_ack() without CE.
+ */
+void spray_path_on_acks(struct spray_path *p, u16 idx, u32 n)
+{
+	struct spray_ev *ev;
+
+	if (idx >= p->cfg.n || !n)
+		return;
 	ev = &p->evs[idx];
-	ev->acked++;
+	ev->acked += n;
 	ev->consec_loss = 0;
 	if (ev->state == SPRAY_EV_DOWN) {
 		ev->state = SPRAY_EV_ACTIVE;
 		p->n_down--;
 		path_recompute_probe(p);
-	}
-	if (ce) {
-		ev->ecn++;
-		spray_path_penalize(p, idx, p->cfg.avoid_ecn_ns, now_ns);
 	}
 }
 

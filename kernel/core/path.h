@@ -109,6 +109,7 @@ int spray_path_init(struct spray_path *p, struct spray_ev *evs,
 int spray_path_pick(struct spray_path *p, u64 now_ns, int avoid,
 		    bool *probe);
 void spray_path_on_ack(struct spray_path *p, u16 idx, bool ce, u64 now_ns);
+void spray_path_on_acks(struct spray_path *p, u16 idx, u32 n);
 void spray_path_on_loss(struct spray_path *p, u16 idx, u64 now_ns);
 void spray_path_penalize(struct spray_path *p, u16 idx, u32 ns,
 			 u64 now_ns);

@@ -379,6 +379,80 @@ static void txw_deliver(struct spray_txwin *tw, u32 psn, u64 now_ns,
 	}
 }
 
+/* the ACK's ECN bit of @psn (none outside its SACK range) */
+static bool txw_ce(const struct spray_ack *ack, u32 psn)
+{
+	u32 i = psn - ack->sack_base;
+
+	return i < 64 && (ack->ecn & (1ULL << i));
+}
+
+/*
+ * How many psns from @psn (its record @rec, a first transmission in
+ * flight), before the ACK's cum_psn, are like it: in flight, sent once,
+ * at its time, on its EV, of its message, not CE-marked.
+ */
+static u32 txw_run_len(const struct spray_txwin *tw, u32 psn,
+		       const struct spray_txrec *rec,
+		       const struct spray_ack *ack)
+{
+	const struct spray_txrec *r;
+	u32 n = 1;
+
+	for (psn++; spray_psn_before(psn, ack->cum_psn); psn++, n++) {
+		r = &tw->ring[psn & tw->mask];
+		if (r->state != SPRAY_TXREC_INFLIGHT || r->retx ||
+		    r->sent_ns != rec->sent_ns || r->ev != rec->ev ||
+		    r->msg != rec->msg || txw_ce(ack, psn))
+			break;
+	}
+	return n;
+}
+
+/*
+ * Deliver the @n psns from @psn that txw_run_len() found, as @n calls of
+ * txw_deliver() would (not CE-marked, not SACKed), the verdict in one
+ * ops->acked_run() call; their records are cleared.
+ */
+static void txw_deliver_run(struct spray_txwin *tw, u32 psn, u32 n,
+			    u64 now_ns, struct spray_txrec *first,
+			    const struct spray_txwin_ops *ops, void *ctx,
+			    struct spray_txack_sum *sum)
+{
+	u64 sent = first->sent_ns, d;
+	u32 last = psn + n - 1, bytes = 0, i;
+	struct spray_txrec *rec;
+
+	for (i = 0; i < n; i++) {
+		rec = &tw->ring[(psn + i) & tw->mask];
+		txw_unlink(tw, rec);
+		bytes += rec->len;
+	}
+	tw->inflight -= n;
+	/* each overtaken by as much: the reordering seen, n times */
+	if (sent < tw->rack_ns && tw->srtt_ns && now_ns > sent + tw->srtt_ns) {
+		d = now_ns - sent - tw->srtt_ns;
+		for (i = 0; i < n; i++) {
+			tw->reo_obs_ns -= tw->reo_obs_ns / 16;
+			if (d > tw->reo_obs_ns)
+				tw->reo_obs_ns = (u32)min_t(u64, d, U32_MAX);
+		}
+	}
+	if (sent > tw->rack_ns ||
+	    (sent == tw->rack_ns && spray_psn_after(last, tw->rack_psn))) {
+		tw->rack_ns = sent;
+		tw->rack_psn = last;
+	}
+	if (first->ev < SPRAY_TX_MAX_EVS)
+		tw->ev_rack[first->ev] = max(tw->ev_rack[first->ev], sent);
+	tw->acked += n;
+	sum->pkts += n;
+	sum->bytes += bytes;
+	ops->acked_run(ctx, psn, n, first, bytes);
+	for (i = 0; i < n; i++)
+		tw->ring[(psn + i) & tw->mask].state = 0;
+}
+
 static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
 			  struct spray_txrec *rec, enum spray_loss_why why,
 			  const struct spray_txwin_ops *ops, void *ctx)
@@ -532,9 +606,8 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		       void *ctx, struct spray_txack_sum *sum)
 {
 	struct spray_txrec *rec;
-	u32 psn, i;
+	u32 psn, i, n;
 	u64 bits;
-	bool ce;
 
 	memset(sum, 0, sizeof(*sum));
 	if (spray_psn_after(ack->cum_psn, tw->nxt)) {
@@ -544,20 +617,23 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 	tw->heard_ns = now_ns;
 	txw_check_spurious(tw, ack, now_ns, ops, ctx);
 
-	/* cumulative part */
-	for (psn = tw->una; spray_psn_before(psn, ack->cum_psn); psn++) {
+	/* cumulative part: a train's first transmissions as one run */
+	for (psn = tw->una; spray_psn_before(psn, ack->cum_psn); psn += n) {
 		rec = &tw->ring[psn & tw->mask];
+		n = 1;
+		if (rec->state == SPRAY_TXREC_INFLIGHT && !rec->retx && ops &&
+		    ops->acked_run && !txw_ce(ack, psn)) {
+			n = txw_run_len(tw, psn, rec, ack);
+			txw_deliver_run(tw, psn, n, now_ns, rec, ops, ctx, sum);
+			continue;
+		}
 		if (rec->state == SPRAY_TXREC_SACKED) {
 			tw->sacked--;
 		} else if (rec->state == SPRAY_TXREC_INFLIGHT ||
 			   rec->state == SPRAY_TXREC_LOST ||
 			   rec->state == SPRAY_TXREC_REFUSED) {
-			ce = false;
-			i = psn - ack->sack_base;
-			if (i < 64)
-				ce = ack->ecn & (1ULL << i);
-			txw_deliver(tw, psn, now_ns, rec, ce, false, ack, ops, ctx,
-				    sum);
+			txw_deliver(tw, psn, now_ns, rec, txw_ce(ack, psn),
+				    false, ack, ops, ctx, sum);
 		}
 		rec->state = 0;
 	}

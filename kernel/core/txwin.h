@@ -117,12 +117,19 @@ struct spray_txwin_cfg {
  * @spurious: @psn had been declared lost but arrived after all: it was
  *	acknowledged while LOST, or the receiver got its retransmission
  *	as a duplicate (the ACK echoes it). Loss signals it gave were wrong.
+ * @acked_run: @n psns from @psn were delivered by the cumulative ack, in
+ *	place of @n calls of @acked: first transmissions sent at one time
+ *	on one EV for one message (a train's packets), none CE-marked;
+ *	@rec is the first's, @bytes their payload. NULL: @acked is called
+ *	for each.
  *
  * Any member may be NULL. @rec is valid during the call only.
  */
 struct spray_txwin_ops {
 	void (*acked)(void *ctx, u32 psn, const struct spray_txrec *rec,
 		      bool ce);
+	void (*acked_run)(void *ctx, u32 psn, u32 n,
+			  const struct spray_txrec *rec, u32 bytes);
 	void (*lost)(void *ctx, u32 psn, const struct spray_txrec *rec,
 		     enum spray_loss_why why);
 	void (*failed)(void *ctx, u32 psn, const struct spray_txrec *rec);

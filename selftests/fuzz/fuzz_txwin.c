@@ -116,8 +116,40 @@ static void on_failed(void *ctx, u32 psn, const struct spray_txrec *rec)
 		 "failed psn %u state %u", psn, rec->state);
 }
 
+/*
+ * A run delivered by the cumulative ack: each psn as on_acked() checks it
+ * (unmarked), all first transmissions in flight of one send time, EV and
+ * message, @bytes their payload
+ */
+static void on_acked_run(void *ctx, u32 psn, u32 n,
+			 const struct spray_txrec *rec, u32 bytes)
+{
+	const struct spray_txrec *r;
+	u64 sum = 0;
+	u32 i;
+
+	FZ_CHECK(n >= 1 && spray_txwin_rec(&H.tw, psn) == rec,
+		 "run of %u at psn %u", n, psn);
+	for (i = 0; i < n; i++) {
+		r = &H.tw.ring[(psn + i) & H.tw.mask];
+		FZ_CHECK(spray_psn_in(psn + i, H.call_una, H.tw.nxt),
+			 "run psn %u outside [%u, %u)", psn + i, H.call_una,
+			 H.tw.nxt);
+		FZ_CHECK(r->state == SPRAY_TXREC_INFLIGHT && !r->retx &&
+			 r->sent_ns == rec->sent_ns && r->ev == rec->ev &&
+			 r->msg == rec->msg,
+			 "psn %u in a run: state %u retx %u", psn + i, r->state,
+			 r->retx);
+		sum += r->len;
+		on_acked(ctx, psn + i, r, false);
+	}
+	FZ_CHECK(sum == bytes, "run of %u: %u bytes, records %llu", n, bytes,
+		 (unsigned long long)sum);
+}
+
 static const struct spray_txwin_ops ops = {
-	.acked = on_acked, .lost = on_lost, .failed = on_failed,
+	.acked = on_acked, .acked_run = on_acked_run, .lost = on_lost,
+	.failed = on_failed,
 };
 
 static void call_begin(bool honest)

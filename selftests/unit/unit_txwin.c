@@ -977,3 +977,137 @@ TEST(spray_train_defer__waits_only_when_acks_make_the_train)
 	/* no room at all is the window's business, not a train's */
 	EXPECT(spray_train_defer(0, 30, 4, 4));
 }
+
+/*
+ * A train's first transmissions delivered by the cumulative ack go to
+ * ops->acked_run as runs; the window ends as with ops->acked per psn, and
+ * the verdicts add up to the same: two windows driven alike, one with
+ * acked_run, through trains of 1-24 packets on 8 EVs and 3 messages,
+ * losses (NACKs, RTOs), retransmissions, CE marks and SACKs.
+ */
+static struct {
+	u64 pkts, bytes, ev[8], msg[3], runs, longest;
+} tally[2];
+static int msgs[3];
+
+static void tally_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
+			bool ce)
+{
+	int t = ctx ? 1 : 0;
+
+	(void)psn;
+	(void)ce;
+	tally[t].pkts++;
+	tally[t].bytes += rec->len;
+	tally[t].ev[rec->ev % 8]++;
+	if (rec->msg)
+		tally[t].msg[(int *)rec->msg - msgs]++;
+}
+
+static void tally_run(void *ctx, u32 psn, u32 n, const struct spray_txrec *rec,
+		      u32 bytes)
+{
+	(void)ctx;
+	(void)psn;
+	tally[1].pkts += n;
+	tally[1].bytes += bytes;
+	tally[1].ev[rec->ev % 8] += n;
+	if (rec->msg)
+		tally[1].msg[(int *)rec->msg - msgs] += n;
+	tally[1].runs++;
+	if (n > tally[1].longest)
+		tally[1].longest = n;
+}
+
+TEST(spray_txwin_on_ack__runs_same_as_psn_by_psn)
+{
+	static const struct spray_txwin_ops per_psn = { .acked = tally_acked };
+	static const struct spray_txwin_ops runs = {
+		.acked = tally_acked, .acked_run = tally_run,
+	};
+	static struct spray_txrec ra[1024], rb[1024];
+	static struct spray_txwin a, b;
+	struct spray_txack_sum sa, sb;
+	u32 rng = 11, isn = 0xfffffe00, i, k, n, psn, step, lag;
+	struct spray_ack ack;
+	u64 now = 1000000;
+	u16 ev;
+	int *m;
+
+	memset(tally, 0, sizeof(tally));
+	spray_txwin_cfg_default(&cfg);
+	spray_txwin_init(&a, ra, 1024, isn, isn + 1000000, &cfg);
+	spray_txwin_init(&b, rb, 1024, isn, isn + 1000000, &cfg);
+	for (step = 0; step < 6000; step++) {
+		now += 1000 + spray_prng_below(&rng, 20000);
+		/* a train: k packets at one time on one EV, of one message */
+		k = 1 + spray_prng_below(&rng, 24);
+		ev = (u16)spray_prng_below(&rng, 8);
+		m = &msgs[spray_prng_below(&rng, 3)];
+		for (i = 0; i < k && a.nxt - a.una < 900; i++) {
+			spray_txwin_send_new(&a, now, ev, 1, 0,
+					     (u16)(1000 + spray_prng_below(&rng, 400)),
+					     m);
+			b.ring = rb;
+			spray_txwin_send_new(&b, now, ev, 1, 0,
+					     a.ring[(a.nxt - 1) & a.mask].len, m);
+		}
+		/* sometimes a NACK, an RTO, a retransmission */
+		switch (spray_prng_below(&rng, 12)) {
+		case 0:
+			psn = a.una + spray_prng_below(&rng, a.nxt - a.una + 1);
+			n = 1 + spray_prng_below(&rng, 4);
+			spray_txwin_on_nack(&a, psn, (u16)n, SPRAY_NACK_LOSS,
+					    a.una, a.grant, now, &per_psn, NULL);
+			spray_txwin_on_nack(&b, psn, (u16)n, SPRAY_NACK_LOSS,
+					    b.una, b.grant, now, &runs, &b);
+			break;
+		case 1:
+			spray_txwin_on_rto(&a, now, &per_psn, NULL);
+			spray_txwin_on_rto(&b, now, &runs, &b);
+			break;
+		case 2:
+			while (spray_txwin_next_retx(&a, &psn)) {
+				spray_txwin_sent_retx(&a, psn, ev, now);
+				EXPECT(spray_txwin_next_retx(&b, &n) && n == psn);
+				spray_txwin_sent_retx(&b, psn, ev, now);
+			}
+			break;
+		default:
+			break;
+		}
+		/* an ACK: cum somewhere behind nxt, SACKs and CE marks */
+		lag = spray_prng_below(&rng, 40);
+		memset(&ack, 0, sizeof(ack));
+		ack.cum_psn = a.nxt - a.una > lag ? a.nxt - lag : a.una;
+		ack.sack_base = ack.cum_psn - spray_prng_below(&rng, 16);
+		if (spray_prng_below(&rng, 3) == 0)
+			ack.sack = ((u64)spray_prng_next(&rng) << 32 |
+				    spray_prng_next(&rng)) &
+				   ~spray_psn_bits_before(ack.sack_base,
+							  ack.cum_psn) &
+				   spray_psn_bits_before(ack.sack_base, a.nxt);
+		if (spray_prng_below(&rng, 8) == 0)
+			ack.ecn = (u64)spray_prng_next(&rng) << 32 |
+				  spray_prng_next(&rng);
+		ack.grant_psn = a.grant;
+		ack.ts_echo = now - 500;
+		EXPECT_EQ(spray_txwin_on_ack(&a, &ack, now, &per_psn, NULL, &sa),
+			  0);
+		EXPECT_EQ(spray_txwin_on_ack(&b, &ack, now, &runs, &b, &sb), 0);
+		EXPECT(!memcmp(&sa, &sb, sizeof(sa)));
+		/* the same window, record for record */
+		b.ring = ra;
+		EXPECT(!memcmp(&a, &b, sizeof(a)));
+		b.ring = rb;
+		EXPECT(!memcmp(ra, rb, sizeof(ra)));
+		EXPECT_OK();
+	}
+	EXPECT(!memcmp(&tally[0], &tally[1], offsetof(typeof(tally[0]), runs)));
+	fprintf(stderr, "#   %llu psns acked, %llu runs, the longest %llu\n",
+		(unsigned long long)tally[0].pkts,
+		(unsigned long long)tally[1].runs,
+		(unsigned long long)tally[1].longest);
+	EXPECT(tally[1].runs > 1000 && tally[1].longest >= 20);
+	EXPECT(tally[0].pkts > 30000);
+}
