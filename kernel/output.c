@@ -592,19 +592,37 @@ static int spray_train_add(struct sk_buff *skb, const struct spray_pkt *p,
  * (spray_skb_add_slot()), any other takes a header block and one to three
  * chunks of data. Return: the message to go on with, NULL if none.
  */
+/*
+ * Record in the send window the @n packets of @m (if any) a train took,
+ * from its byte @off: full fragments but for a short last one.
+ */
+static void spray_train_record(struct spray_conn *c, struct spray_tmsg *m,
+			       u32 off, u32 n, int ev, u64 now)
+{
+	u32 last;
+
+	if (!m || !n)
+		return;
+	last = min(c->frag_size, m->len - (off + (n - 1) * c->frag_size));
+	spray_txwin_send_run(&c->tw, now, (u16)ev, m->msg_id, off,
+			     (u16)c->frag_size, (u16)last, n, m);
+}
+
 static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 					    struct spray_tmsg *m, u32 k,
 					    int ev, u64 now,
 					    struct sk_buff_head *q)
 {
-	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn, cwnd;
+	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn, room;
+	u32 bytes = 0, run_off = 0, run_n = 0;
 	struct spray_net *sn = spray_conn_net(c);
 	/* the train's header, rewritten per packet where they differ */
 	u8 hdr[SPRAY_DATA_HDR_LEN];
 	u16 port = spray_path_port(&c->path, (u16)ev);
+	struct spray_tmsg *run = NULL;
 	struct spray_pkt p = {};
+	bool probe, refusing;
 	struct sk_buff *skb;
-	bool probe;
 	int err = 0;
 
 	/*
@@ -639,20 +657,25 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	p.caps = SPRAY_CAPS;
 	p.data.min_rtt = spray_rtt_encode(c->tw.min_rtt_ns);
 	p.data.ts_ns = now;
-	/* sending changes the window's use, not its size */
-	cwnd = spray_conn_cwnd(c);
-	while (n < k && m) {
-		/* the windows, and a receiver that refuses, as the pump has it */
-		if (n && (!spray_txwin_room(&c->tw, cwnd) ||
-			  (spray_txwin_refusing(&c->tw) && !m->acked)))
+	/*
+	 * The windows, and a receiver that refuses, as the pump has them:
+	 * each packet takes one psn of the room (spray_txwin_room()), and
+	 * nothing else changes them while the train is made. Its packets
+	 * are recorded once they are in it, a message's at once
+	 * (spray_train_record()).
+	 */
+	room = max(spray_txwin_room(&c->tw, spray_conn_cwnd(c)), 1U);
+	refusing = spray_txwin_refusing(&c->tw);
+	psn = c->tw.nxt;
+	while (n < k && n < room && m) {
+		if (n && refusing && !m->acked)
 			break;
 		len = min(c->frag_size, m->len - m->next_off);
 		p.data.msg_id = m->msg_id;
 		p.data.msg_len = m->len;
 		p.data.frag_off = m->next_off;
 		p.data.frag_len = len;
-		/* the psn is the window's next: taken once the packet is in */
-		p.psn = c->tw.nxt;
+		p.psn = psn + n;
 		if (!n && WARN_ON_ONCE(spray_pkt_build(hdr, sizeof(hdr), &p) !=
 				       sizeof(hdr)))
 			break;
@@ -665,19 +688,23 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 			err = spray_train_add(skb, &p, hdr, m);
 		if (err)
 			break;
-		spray_hist_ev(m, port);
-		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
-					   m->next_off, (u16)len, m);
-		if (WARN_ON_ONCE(psn != p.psn))
-			break;
+		if (m != run) {
+			spray_train_record(c, run, run_off, n - run_n, ev, now);
+			run = m;
+			run_off = m->next_off;
+			run_n = n;
+			spray_hist_ev(m, port);
+		}
 		m->next_off += len;
 		n++;
-		spray_mib_add(sn, SPRAY_MIB_TX_BYTES, len);
-		m = spray_conn_next_new(c);
+		bytes += len;
+		if (m->next_off >= m->len)
+			m = spray_conn_next_new(c);
 		/* a short fragment (a message's last) only ends a train */
 		if (len < c->frag_size)
 			break;
 	}
+	spray_train_record(c, run, run_off, n - run_n, ev, now);
 	if (!n) {
 		/* no packet in it: an allocation, never a packet */
 		consume_skb(skb);
@@ -685,6 +712,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 		return err == -ENOMEM ? spray_queue_train(c, m, 1, ev, now, q) :
 		       m;
 	}
+	spray_mib_add(sn, SPRAY_MIB_TX_BYTES, bytes);
 	spray_mib_add(sn, SPRAY_MIB_TX_PKTS, n);
 	spray_mib_inc(sn, SPRAY_MIB_TX_TRAINS);
 	c->stat_tx += n;

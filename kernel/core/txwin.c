@@ -186,6 +186,56 @@ u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
 }
 
 /**
+ * spray_txwin_send_run() - record the first transmissions of a train's
+ *	packets of one message
+ * @tw: send window; the caller checked spray_txwin_room() >= @n (or 1)
+ * @now_ns: send time
+ * @ev: EV index used
+ * @msg_id: their message
+ * @frag_off: the first's fragment offset; each next one follows at @len
+ * @len: payload bytes of each but the last
+ * @last_len: the last's
+ * @n: how many, from 1
+ * @msg: the caller's message
+ *
+ * As @n calls of spray_txwin_send_new(), one per packet in order.
+ *
+ * Return: the first psn.
+ */
+u32 spray_txwin_send_run(struct spray_txwin *tw, u64 now_ns, u16 ev,
+			 u32 msg_id, u32 frag_off, u16 len, u16 last_len,
+			 u32 n, void *msg)
+{
+	u32 first = tw->nxt, i;
+	struct spray_txrec *rec;
+
+	if (!n)
+		return first;
+	if (!tw->inflight && !tw->lost && !tw->refused)
+		tw->rto_start_ns = now_ns;
+	if (!spray_txwin_outstanding(tw))
+		tw->heard_ns = now_ns;
+	for (i = 0; i < n; i++) {
+		rec = &tw->ring[(first + i) & tw->mask];
+		rec->sent_ns = now_ns;
+		rec->msg_id = msg_id;
+		rec->frag_off = frag_off + i * len;
+		rec->len = i + 1 < n ? len : last_len;
+		rec->ev = ev;
+		rec->retx = 0;
+		rec->state = SPRAY_TXREC_INFLIGHT;
+		rec->why = 0;
+		rec->msg = msg;
+		txw_link(tw, rec);
+	}
+	tw->inflight += n;
+	tw->sent += n;
+	tw->probe_ok = false;
+	tw->nxt += n;
+	return first;
+}
+
+/**
  * spray_txwin_next_retx() - choose the psn to retransmit next
  * @tw: send window
  * @psn: set to the lowest LOST psn

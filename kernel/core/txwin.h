@@ -289,6 +289,9 @@ struct spray_txrec *spray_txwin_rec(struct spray_txwin *tw, u32 psn);
 u32 spray_txwin_room(const struct spray_txwin *tw, u32 cwnd_pkts);
 u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
 			 u32 msg_id, u32 frag_off, u16 len, void *msg);
+u32 spray_txwin_send_run(struct spray_txwin *tw, u64 now_ns, u16 ev,
+			 u32 msg_id, u32 frag_off, u16 len, u16 last_len,
+			 u32 n, void *msg);
 bool spray_txwin_next_retx(struct spray_txwin *tw, u32 *psn);
 void spray_txwin_sent_retx(struct spray_txwin *tw, u32 psn, u16 ev,
 			   u64 now_ns);

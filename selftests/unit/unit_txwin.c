@@ -1111,3 +1111,48 @@ TEST(spray_txwin_on_ack__runs_same_as_psn_by_psn)
 	EXPECT(tally[1].runs > 1000 && tally[1].longest >= 20);
 	EXPECT(tally[0].pkts > 30000);
 }
+
+/* A train's records at once: as many spray_txwin_send_new() calls. */
+TEST(spray_txwin_send_run__same_as_packet_by_packet)
+{
+	static struct spray_txrec ra[1024], rb[1024];
+	static struct spray_txwin a, b;
+	u32 rng = 5, step, n, i, off, cum;
+	struct spray_txack_sum sum;
+	struct spray_ack ack;
+	u64 now = 5000;
+	u16 len, last;
+
+	spray_txwin_cfg_default(&cfg);
+	spray_txwin_init(&a, ra, 1024, 77, 100000, &cfg);
+	spray_txwin_init(&b, rb, 1024, 77, 100000, &cfg);
+	for (step = 0; step < 3000; step++) {
+		now += 1 + spray_prng_below(&rng, 5000);
+		n = spray_prng_below(&rng, 25);
+		len = (u16)(1000 + spray_prng_below(&rng, 500));
+		last = (u16)(1 + spray_prng_below(&rng, len));
+		off = spray_prng_below(&rng, 1000) * len;
+		if (a.nxt - a.una + n > 1000)
+			n = 0;
+		for (i = 0; i < n; i++)
+			spray_txwin_send_new(&a, now, 3, step, off + i * len,
+					     i + 1 < n ? len : last, msgs);
+		EXPECT_EQ(spray_txwin_send_run(&b, now, 3, step, off, len, last,
+					       n, msgs), a.nxt - n);
+		/* sometimes all acknowledged: the window empty again */
+		cum = a.nxt;
+		if (spray_prng_below(&rng, 4))
+			cum -= spray_prng_below(&rng, a.nxt - a.una + 1);
+		memset(&ack, 0, sizeof(ack));
+		ack.cum_psn = cum;
+		ack.sack_base = cum;
+		ack.grant_psn = a.grant;
+		spray_txwin_on_ack(&a, &ack, now, NULL, NULL, &sum);
+		spray_txwin_on_ack(&b, &ack, now, NULL, NULL, &sum);
+		b.ring = ra;
+		EXPECT(!memcmp(&a, &b, sizeof(a)));
+		b.ring = rb;
+		EXPECT(!memcmp(ra, rb, sizeof(ra)));
+		EXPECT_OK();
+	}
+}
