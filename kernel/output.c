@@ -580,19 +580,6 @@ static int spray_train_add(struct sk_buff *skb, const struct spray_pkt *p,
 }
 
 /*
- * New fragments, from message @m on, as one train of at most @k packets on
- * entropy value @ev: one skb, one GSO segment per packet (each with its own
- * AF_SPRAY header, one UDP source port), that goes down the stack once and
- * is cut where it must be (a device without UDP GSO); a receiver on a
- * veth takes it whole, and one behind a NIC whose GRO merges it again.
- * Every packet but the last of a
- * train is a full fragment (GSO segments have one size), so a train ends
- * at a message's last fragment when that one is short; and at the skb's
- * frags: a packet of a slotted message extends the run of its chunk
- * (spray_skb_add_slot()), any other takes a header block and one to three
- * chunks of data. Return: the message to go on with, NULL if none.
- */
-/*
  * Record in the send window the @n packets of @m (if any) a train took,
  * from its byte @off: full fragments but for a short last one.
  */
@@ -608,6 +595,19 @@ static void spray_train_record(struct spray_conn *c, struct spray_tmsg *m,
 			     (u16)c->frag_size, (u16)last, n, m);
 }
 
+/*
+ * New fragments, from message @m on, as one train of at most @k packets on
+ * entropy value @ev: one skb, one GSO segment per packet (each with its own
+ * AF_SPRAY header, one UDP source port), that goes down the stack once and
+ * is cut where it must be (a device without UDP GSO); a receiver on a
+ * veth takes it whole, and one behind a NIC whose GRO merges it again.
+ * Every packet but the last of a
+ * train is a full fragment (GSO segments have one size), so a train ends
+ * at a message's last fragment when that one is short; and at the skb's
+ * frags: a packet of a slotted message extends the run of its chunk
+ * (spray_skb_add_slot()), any other takes a header block and one to three
+ * chunks of data. Return: the message to go on with, NULL if none.
+ */
 static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 					    struct spray_tmsg *m, u32 k,
 					    int ev, u64 now,

@@ -162,27 +162,8 @@ u32 spray_txwin_room(const struct spray_txwin *tw, u32 cwnd_pkts)
 u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
 			 u32 msg_id, u32 frag_off, u16 len, void *msg)
 {
-	struct spray_txrec *rec = &tw->ring[tw->nxt & tw->mask];
-
-	if (!tw->inflight && !tw->lost && !tw->refused)
-		tw->rto_start_ns = now_ns;
-	/* the silence the RTO bounds starts now */
-	if (!spray_txwin_outstanding(tw))
-		tw->heard_ns = now_ns;
-	rec->sent_ns = now_ns;
-	rec->msg_id = msg_id;
-	rec->frag_off = frag_off;
-	rec->len = len;
-	rec->ev = ev;
-	rec->retx = 0;
-	rec->state = SPRAY_TXREC_INFLIGHT;
-	rec->why = 0;
-	rec->msg = msg;
-	txw_link(tw, rec);
-	tw->inflight++;
-	tw->sent++;
-	tw->probe_ok = false;
-	return tw->nxt++;
+	return spray_txwin_send_run(tw, now_ns, ev, msg_id, frag_off, len, len,
+				    1, msg);
 }
 
 /**
@@ -198,7 +179,8 @@ u32 spray_txwin_send_new(struct spray_txwin *tw, u64 now_ns, u16 ev,
  * @n: how many, from 1
  * @msg: the caller's message
  *
- * As @n calls of spray_txwin_send_new(), one per packet in order.
+ * Leaves the window as recording the packets one at a time would
+ * (spray_txwin_send_new() is a run of one; the unit tests compare them).
  *
  * Return: the first psn.
  */
@@ -213,6 +195,7 @@ u32 spray_txwin_send_run(struct spray_txwin *tw, u64 now_ns, u16 ev,
 		return first;
 	if (!tw->inflight && !tw->lost && !tw->refused)
 		tw->rto_start_ns = now_ns;
+	/* the silence the RTO bounds starts now */
 	if (!spray_txwin_outstanding(tw))
 		tw->heard_ns = now_ns;
 	for (i = 0; i < n; i++) {
