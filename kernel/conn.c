@@ -344,12 +344,13 @@ static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
 
 /*
  * Copy the user's bytes in: all of them, or -EFAULT. A slotted message
- * takes a copy per packet. One that lies in a page goes in as TCP fills
- * its page frags (copy_page_from_iter()), not through copy_from_iter(),
- * whose hardened-usercopy check of the kernel address (for slab objects
- * and stacks: a chunk is neither) cost as much as the copy's own overhead
- * per 1.4 KiB slot; one across pages (most at MTU 9000) in one call, which
- * copy_page_from_iter() would make one per page.
+ * takes a copy per packet, each in one call to the chunk's address (no
+ * __GFP_HIGHMEM: a chunk is mapped whole), as copy_page_from_iter() copies
+ * each page of it: not through copy_from_iter(), whose hardened-usercopy
+ * check of the kernel address (for slab objects and stacks: a chunk is
+ * neither) cost as much as the copy's own overhead per 1.4 KiB slot, nor
+ * through copy_page_from_iter(), which makes a call per page a slot
+ * touches (a third of them at MTU 1500, most at 9000).
  */
 int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 {
@@ -360,15 +361,8 @@ int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 		return copy_from_iter_full(m->buf, m->len, from) ? 0 : -EFAULT;
 	for (off = 0; off < m->len; off += n) {
 		pg = spray_tmsg_at(m, off, &poff, &n);
-		/* a chunk is one compound page: @poff may pass its first */
-		if (offset_in_page(poff) + n <= PAGE_SIZE) {
-			if (copy_page_from_iter(pg, poff, n, from) != n)
-				return -EFAULT;
-		} else if (!copy_from_iter_full(page_address(pg) + poff, n,
-						from)) {
-			/* no __GFP_HIGHMEM: a chunk is mapped whole */
+		if (_copy_from_iter(page_address(pg) + poff, n, from) != n)
 			return -EFAULT;
-		}
 	}
 	return 0;
 }
@@ -677,18 +671,20 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 
 /*
  * Copy @n bytes at @off of @skb to the user. A kept packet's payload that
- * lies in one page of a frag (the sender's chunk, on a veth; most at MTU
- * 1500) is copied from that page: skb_copy_datagram_iter() would walk the
- * skb from its start and check the copy's kernel address as if it could
- * be a slab object or a stack, once per packet. Anything else (head,
- * frag_list, a span of pages or frags) as skb_copy_datagram_iter() does
- * it, in one call where copy_page_to_iter() would make one per page.
+ * lies in one frag (the sender's chunk, on a veth: all of a train's but
+ * where it crosses chunks) is copied from the frag's address in one call,
+ * as copy_page_to_iter() copies each page of one: skb_copy_datagram_iter()
+ * would walk the skb from its start and check the address as if it could
+ * be a slab object or a stack (a frag is neither), once per packet, and
+ * copy_page_to_iter() would make a call per page the payload touches (a
+ * third of them at MTU 1500). Anything else (head, frag_list, a span of
+ * frags, a frag in high memory) as skb_copy_datagram_iter() does it.
  */
 static int spray_skb_copy_to_iter(const struct sk_buff *skb, u32 off,
 				  struct iov_iter *to, u32 n)
 {
 	const struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 start = skb_headlen(skb), end, i, poff;
+	u32 start = skb_headlen(skb), end, i;
 	const skb_frag_t *f;
 
 	for (i = 0; off >= start && i < sh->nr_frags; i++, start = end) {
@@ -696,13 +692,10 @@ static int spray_skb_copy_to_iter(const struct sk_buff *skb, u32 off,
 		end = start + skb_frag_size(f);
 		if (off >= end)
 			continue;
-		poff = skb_frag_off(f) + off - start;
-		if (off + n > end || offset_in_page(poff) + n > PAGE_SIZE)
+		if (off + n > end || PageHighMem(skb_frag_page(f)))
 			break;
-		/* any frag's pages are contiguous (skb_frag_foreach_page()) */
-		if (copy_page_to_iter(nth_page(skb_frag_page(f),
-					       poff >> PAGE_SHIFT),
-				      offset_in_page(poff), n, to) != n)
+		/* a frag is one run of the linear map: no page is high */
+		if (_copy_to_iter(skb_frag_address(f) + off - start, n, to) != n)
 			return -EFAULT;
 		return 0;
 	}
