@@ -24,7 +24,7 @@ for line in open(path):
         continue
     n, sym, off = int(m.group(1)), m.group(2), int(m.group(3), 16)
     tot += n
-    if sym in ("native_safe_halt", "default_idle_call"):
+    if sym in ("native_safe_halt", "pv_native_safe_halt", "default_idle_call"):
         idle += n
     if sym in nm:
         at[(sym, nm[sym] + off)] += n
