@@ -541,6 +541,92 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 	return 0;
 }
 
+/**
+ * spray_skb_add_slots() - append a message's next packets to a train, by
+ *	reference, as that many calls of spray_skb_add_slot() would
+ * @skb: the train
+ * @m: the message (@m->slot_frag, the train's payload size)
+ * @p: its first packet, at a slot's start; made the last one appended
+ * @hdr: the first packet's header (spray_pkt_build() or
+ *	spray_pkt_build_frag()); made each next one's
+ *	(spray_pkt_build_frag())
+ * @cnt: packets of @m to append, at least 1: full fragments but for the
+ *	message's last
+ * @bytes: set to their payload bytes
+ *
+ * Slots in one chunk lie back to back: each adds its length to the frag
+ * the one before opened or extended, and its header is written into its
+ * place; a slot across chunks goes as spray_skb_add_slot() takes it.
+ *
+ * Return: the packets appended, fewer than @cnt (0: none) when the skb
+ * ran out of frags.
+ */
+u32 spray_skb_add_slots(struct sk_buff *skb, struct spray_tmsg *m,
+			struct spray_pkt *p, void *hdr, u32 cnt, u32 *bytes)
+{
+	u32 frag = m->slot_frag, shift = PAGE_SHIFT + m->order, len, i, j;
+	u32 pos = spray_layout_slot(p->data.frag_off, frag, SPRAY_DATA_HDR_LEN);
+	u32 csize = PAGE_SIZE << m->order, added = 0, coff;
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	struct page *pg = NULL, *cur;
+	skb_frag_t *f = NULL;
+
+	*bytes = 0;
+	for (j = 0; j < cnt; j++, pos += len) {
+		if (j) {
+			p->psn++;
+			p->data.frag_off += frag;
+			p->data.frag_len = min(frag, m->len - p->data.frag_off);
+			spray_pkt_build_frag(hdr, p);
+		}
+		len = SPRAY_DATA_HDR_LEN + p->data.frag_len;
+		cur = m->chunks[pos >> shift];
+		coff = pos & (csize - 1);
+		if (coff + len > csize) {
+			/* across chunks: the general way */
+			if (spray_skb_add_slot(skb, m, p, hdr))
+				goto full;
+			f = NULL;
+			*bytes += p->data.frag_len;
+			continue;
+		}
+		if (cur != pg) {
+			pg = cur;
+			f = NULL;
+		}
+		if (!f) {
+			i = sh->nr_frags;
+			if (i && skb_can_coalesce(skb, i, pg, coff)) {
+				f = &sh->frags[i - 1];
+			} else {
+				if (i >= MAX_SKB_FRAGS)
+					goto full;
+				get_page(pg);
+				skb_fill_page_desc(skb, i, pg, coff, 0);
+				f = &sh->frags[i];
+			}
+		}
+		skb_frag_size_add(f, len);
+		/* a copy of a constant size: a few moves, not a loop */
+		memcpy(page_address(pg) + coff, hdr, SPRAY_DATA_HDR_LEN);
+		added += len;
+		*bytes += p->data.frag_len;
+	}
+	goto out;
+full:
+	/* @p as the last packet appended, if any */
+	if (j) {
+		p->psn--;
+		p->data.frag_off -= frag;
+		p->data.frag_len = frag;
+	}
+out:
+	skb->len += added;
+	skb->data_len += added;
+	skb->truesize += added;
+	return j;
+}
+
 /*
  * An error queue entry whose data did not fit the receive buffer: its
  * record, with the @inl bytes a short message keeps at its end.

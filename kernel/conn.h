@@ -521,6 +521,8 @@ int spray_skb_add_tmsg(struct sk_buff *skb, const struct spray_tmsg *m,
 u32 spray_tmsg_nr_frags(const struct spray_tmsg *m, u32 off, u32 len);
 int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 		       const struct spray_pkt *p, const void *hdr);
+u32 spray_skb_add_slots(struct sk_buff *skb, struct spray_tmsg *m,
+			struct spray_pkt *p, void *hdr, u32 cnt, u32 *bytes);
 
 struct page *spray_page_alloc(unsigned int order, gfp_t gfp);
 void spray_page_free(struct page *pg, unsigned int order);

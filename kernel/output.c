@@ -605,7 +605,7 @@ static void spray_train_record(struct spray_conn *c, struct spray_tmsg *m,
  * train is a full fragment (GSO segments have one size), so a train ends
  * at a message's last fragment when that one is short; and at the skb's
  * frags: a packet of a slotted message extends the run of its chunk
- * (spray_skb_add_slot()), any other takes a header block and one to three
+ * (spray_skb_add_slots()), any other takes a header block and one to three
  * chunks of data. Return: the message to go on with, NULL if none.
  */
 static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
@@ -614,7 +614,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 					    struct sk_buff_head *q)
 {
 	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn, room;
-	u32 bytes = 0, run_off = 0, run_n = 0;
+	u32 bytes = 0, run_off = 0, run_n = 0, want, got;
 	struct spray_net *sn = spray_conn_net(c);
 	/* the train's header, rewritten per packet where they differ */
 	u8 hdr[SPRAY_DATA_HDR_LEN];
@@ -682,10 +682,18 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 		if (n)
 			spray_pkt_build_frag(hdr, &p);
 		if (m->slot_frag && m->slot_frag == c->frag_size &&
-		    !(p.data.frag_off % m->slot_frag))
-			err = spray_skb_add_slot(skb, m, &p, hdr);
-		else
+		    !(p.data.frag_off % m->slot_frag)) {
+			/* this packet and the message's next ones, at once */
+			want = min(min(k, room) - n,
+				   DIV_ROUND_UP(m->len - m->next_off,
+						c->frag_size));
+			got = spray_skb_add_slots(skb, m, &p, hdr, want, &len);
+			err = got ? 0 : -EMSGSIZE;
+		} else {
+			want = 1;
+			got = 1;
 			err = spray_train_add(skb, &p, hdr, m);
+		}
 		if (err)
 			break;
 		if (m != run) {
@@ -696,12 +704,15 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 			spray_hist_ev(m, port);
 		}
 		m->next_off += len;
-		n++;
+		n += got;
 		bytes += len;
 		if (m->next_off >= m->len)
 			m = spray_conn_next_new(c);
-		/* a short fragment (a message's last) only ends a train */
-		if (len < c->frag_size)
+		/*
+		 * a short fragment (a message's last) only ends a train, and
+		 * so do frags run out
+		 */
+		if (p.data.frag_len < c->frag_size || got < want)
 			break;
 	}
 	spray_train_record(c, run, run_off, n - run_n, ev, now);
