@@ -344,7 +344,8 @@ static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
 
 /*
  * Copy the user's bytes in: all of them, or -EFAULT. A slotted message
- * takes a copy per packet, each in one call to the chunk's address (no
+ * takes a copy per packet (the slots followed one after the other, not
+ * found from each offset), each in one call to the chunk's address (no
  * __GFP_HIGHMEM: a chunk is mapped whole), as copy_page_from_iter() copies
  * each page of it: not through copy_from_iter(), whose hardened-usercopy
  * check of the kernel address (for slab objects and stacks: a chunk is
@@ -354,14 +355,24 @@ static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
  */
 int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 {
-	u32 off, poff, n;
-	struct page *pg;
+	u32 shift = PAGE_SHIFT + m->order, csize = PAGE_SIZE << m->order;
+	u32 off, pos, run, poff, n;
 
 	if (m->buf)
 		return copy_from_iter_full(m->buf, m->len, from) ? 0 : -EFAULT;
-	for (off = 0; off < m->len; off += n) {
-		pg = spray_tmsg_at(m, off, &poff, &n);
-		if (_copy_from_iter(page_address(pg) + poff, n, from) != n)
+	/* @run bytes lie back to back from @pos: a slot's payload, or all */
+	pos = m->slot_frag ? SPRAY_DATA_HDR_LEN : 0;
+	run = m->slot_frag ?: m->len;
+	for (off = 0; off < m->len; off += n, pos += n, run -= n) {
+		if (!run) {
+			/* the next slot's payload, after its header */
+			pos += SPRAY_DATA_HDR_LEN;
+			run = m->slot_frag;
+		}
+		poff = pos & (csize - 1);
+		n = min3(run, m->len - off, csize - poff);
+		if (_copy_from_iter(page_address(m->chunks[pos >> shift]) + poff,
+				    n, from) != n)
 			return -EFAULT;
 	}
 	return 0;
