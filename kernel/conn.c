@@ -464,25 +464,17 @@ static struct page *spray_tmsg_piece(const struct spray_tmsg *m, u32 pos,
 	return m->chunks[i];
 }
 
-/**
- * spray_skb_add_slot() - append a packet of a slotted message to a train,
- *	by reference: its header, written into its slot, and its payload
- * @skb: the train
- * @m: the message (@m->slot_frag, the train's payload size)
- * @p: the packet (DATA, no ACK carried), its fragment at a slot's start
- * @hdr: its header, SPRAY_DATA_HDR_LEN bytes (the train's, made this
- *	packet's: spray_pkt_build_frag())
- *
- * The packet's first transmission: nothing references its slot yet (a
- * retransmission takes a header block of its own, spray_skb_add_tmsg()).
- * A piece that continues the skb's last frag in memory extends it: the
- * packets of one message in a train take one frag per chunk.
- *
- * Return: 0, or -EMSGSIZE if the skb has no frags left for it (nothing
- * was written then).
+/*
+ * Append a packet of a slotted message whose slot lies across chunks (@p,
+ * its fragment at a slot's start; @hdr its header) to a train, by
+ * reference: its header written into its slot in pieces, its payload a
+ * frag per chunk, the first extending the skb's last frag if it continues
+ * it. The packet's first transmission: nothing references its slot yet.
+ * Return: 0, or -EMSGSIZE if the skb has no frags left for it (nothing was
+ * written then).
  */
-int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
-		       const struct spray_pkt *p, const void *hdr)
+static int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
+			      const struct spray_pkt *p, const void *hdr)
 {
 	u32 pos = spray_layout_slot(p->data.frag_off, m->slot_frag,
 				    SPRAY_DATA_HDR_LEN);
@@ -492,26 +484,7 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 	struct page *pg, *first;
 	int need = 1, i;
 
-	/* a slot most often lies in one chunk: one piece */
 	first = spray_tmsg_piece(m, pos, len, &first_off, &first_n);
-	if (likely(first_n == len)) {
-		i = sh->nr_frags;
-		if (i && skb_can_coalesce(skb, i, first, first_off)) {
-			skb_frag_size_add(&sh->frags[i - 1], len);
-		} else {
-			if (i >= MAX_SKB_FRAGS)
-				return -EMSGSIZE;
-			get_page(first);
-			skb_fill_page_desc(skb, i, first, first_off, len);
-		}
-		/* a copy of a constant size: a few moves, not a loop */
-		memcpy(page_address(first) + first_off, hdr,
-		       SPRAY_DATA_HDR_LEN);
-		skb->len += len;
-		skb->data_len += len;
-		skb->truesize += len;
-		return 0;
-	}
 	for (at = first_n; at < len; at += n, need++)
 		spray_tmsg_piece(m, pos + at, len - at, &poff, &n);
 	i = sh->nr_frags;
@@ -554,7 +527,7 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
 
 /**
  * spray_skb_add_slots() - append a message's next packets to a train, by
- *	reference, as that many calls of spray_skb_add_slot() would
+ *	reference: their headers, written into their slots, and payloads
  * @skb: the train
  * @m: the message (@m->slot_frag, the train's payload size)
  * @p: its first packet, at a slot's start; made the last one appended
@@ -567,7 +540,9 @@ int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
  *
  * Slots in one chunk lie back to back: each adds its length to the frag
  * the one before opened or extended, and its header is written into its
- * place; a slot across chunks goes as spray_skb_add_slot() takes it.
+ * place; a slot across chunks goes in pieces (spray_skb_add_slot()). The
+ * packets' first transmission: nothing references their slots yet (a
+ * retransmission takes a header block of its own, spray_skb_add_tmsg()).
  *
  * Return: the packets appended, fewer than @cnt (0: none) when the skb
  * ran out of frags.

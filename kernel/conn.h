@@ -519,8 +519,6 @@ size_t spray_tmsg_copy_to(const struct spray_tmsg *m, size_t len,
 int spray_skb_add_tmsg(struct sk_buff *skb, const struct spray_tmsg *m,
 		       u32 off, u32 len);
 u32 spray_tmsg_nr_frags(const struct spray_tmsg *m, u32 off, u32 len);
-int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
-		       const struct spray_pkt *p, const void *hdr);
 u32 spray_skb_add_slots(struct sk_buff *skb, struct spray_tmsg *m,
 			struct spray_pkt *p, void *hdr, u32 cnt, u32 *bytes);
 
