@@ -1582,14 +1582,24 @@ out:
 	return err;
 }
 
+/* What a read that gave receive buffer back has to do about the windows */
+enum spray_read_opens {
+	SPRAY_READ_PASSES,	/* nothing: the ACKs carry the grants */
+	SPRAY_READ_MAY_OPEN,	/* open them, unless the lock is busy */
+	SPRAY_READ_OPENS,	/* open them */
+};
+
 /*
  * Does a read that gave back @charge bytes, the buffer holding @held before
  * it, have windows to open? When a sender was refused or waits in line
- * (told to send again: RESUME, or given its turn), when the buffer was
+ * (told to send again: RESUME, or given its turn), and when the buffer was
  * more than half full (the room may be what limits the credit given, and
- * a sender may wait for it), and every quarter of SO_RCVBUF read (the
- * grants follow the room). Else the ACKs of what arrives carry the grants,
- * as TCP announces a window only when it grew enough.
+ * a sender may wait for it), it does. Every quarter of SO_RCVBUF read it
+ * may (the grants follow the room): if the socket's lock is held, most
+ * often by the receive path taking a train, whose ACKs will carry the
+ * grants, the read passes and the next one tries again. Else the ACKs of
+ * what arrives carry the grants, as TCP announces a window only when it
+ * grew enough.
  *
  * The receive path sets rx_wants_read under the lock, after it found no
  * room; a read may give room back and look at the flag in between, and
@@ -1598,13 +1608,16 @@ out:
  * before): it opens the windows anyway. A refusal by the memory limit is
  * left to the sender's timer then, as before a read.
  */
-static bool spray_sock_read_opens(struct spray_sock *ss, u32 charge, int held)
+static enum spray_read_opens spray_sock_read_opens(struct spray_sock *ss,
+						   u32 charge, int held)
 {
 	u32 rcvbuf = READ_ONCE(ss->sk.sk_rcvbuf);
 
 	if (READ_ONCE(ss->rx_wants_read) || held > rcvbuf / 2)
-		return true;
-	return atomic_add_return(charge, &ss->rx_read_since) >= rcvbuf / 4;
+		return SPRAY_READ_OPENS;
+	if (atomic_add_return(charge, &ss->rx_read_since) >= rcvbuf / 4)
+		return SPRAY_READ_MAY_OPEN;
+	return SPRAY_READ_PASSES;
 }
 
 /**
@@ -1617,8 +1630,8 @@ static bool spray_sock_read_opens(struct spray_sock *ss, u32 charge, int held)
  * by the next holder of the socket's lock: spray_sock_uncharge_read()),
  * and @rm itself (its skbs, pages and records) is freed outside the lock
  * that the receive path needs. Most reads end there: the lock is taken,
- * and the receiving connections walked, only when a window must be opened
- * (spray_sock_read_opens()). Of the connections that receive
+ * and the receiving connections walked, only when a window must be opened,
+ * or may be and the lock is free (spray_sock_read_opens()). Of the connections that receive
  * (&spray_sock.rconns, not every connection of the socket), those whose
  * packets were refused are told to send again (NACK RESUME; those in line
  * for buffer when their turn comes: spray_rx_turns()), and those
@@ -1628,6 +1641,7 @@ static bool spray_sock_read_opens(struct spray_sock *ss, u32 charge, int held)
  */
 void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 {
+	enum spray_read_opens opens = SPRAY_READ_OPENS;
 	struct spray_net *sn = ss->sn;
 	u32 charge = rm->charge, old, left;
 	struct sk_buff_head q;
@@ -1641,13 +1655,25 @@ void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 		atomic_add(charge, &ss->rx_uncharge);
 		/* the room, at once; @held: what the buffer held before */
 		held = atomic_sub_return(charge, &ss->sk.sk_rmem_alloc) + charge;
-		if (!spray_sock_read_opens(ss, charge, held)) {
+		opens = spray_sock_read_opens(ss, charge, held);
+	}
+	/*
+	 * Under single-threaded TCG a reader spinning behind a train spun
+	 * until the emulator switched vCPUs: 14% of its CPU in a bulk read.
+	 */
+	if (opens == SPRAY_READ_PASSES) {
+		spray_rmsg_free(ss, rm);
+		return;
+	}
+	if (opens == SPRAY_READ_MAY_OPEN) {
+		if (!spin_trylock_bh(&ss->lock)) {
 			spray_rmsg_free(ss, rm);
 			return;
 		}
+	} else {
+		spin_lock_bh(&ss->lock);
 	}
 	__skb_queue_head_init(&q);
-	spin_lock_bh(&ss->lock);
 	/* read under the lock (see struct spray_rx_batch) */
 	now = ktime_get_ns();
 	spray_sock_uncharge_read(ss);
