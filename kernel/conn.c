@@ -1631,13 +1631,14 @@ static enum spray_read_opens spray_sock_read_opens(struct spray_sock *ss,
  * and @rm itself (its skbs, pages and records) is freed outside the lock
  * that the receive path needs. Most reads end there: the lock is taken,
  * and the receiving connections walked, only when a window must be opened,
- * or may be and the lock is free (spray_sock_read_opens()). Of the connections that receive
- * (&spray_sock.rconns, not every connection of the socket), those whose
- * packets were refused are told to send again (NACK RESUME; those in line
- * for buffer when their turn comes: spray_rx_turns()), and those
- * whose grant moved by more than the credit their sender still had get
- * an ACK with it, as TCP announces a window only when it grew enough: a
- * sender with credit left learns the new grant from the next ACK anyway.
+ * or may be and the lock is free (spray_sock_read_opens()). Of the
+ * connections that receive (&spray_sock.rconns, not every connection of
+ * the socket), those whose packets were refused are told to send again
+ * (NACK RESUME; those in line for buffer when their turn comes:
+ * spray_rx_turns()), and those whose grant moved by more than the credit
+ * their sender still had get an ACK with it, as TCP announces a window
+ * only when it grew enough: a sender with credit left learns the new grant
+ * from the next ACK anyway.
  */
 void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 {
@@ -1659,7 +1660,7 @@ void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm)
 	}
 	/*
 	 * Under single-threaded TCG a reader spinning behind a train spun
-	 * until the emulator switched vCPUs: 14% of its CPU in a bulk read.
+	 * until the emulator switched vCPUs: 12-14% of its CPU in a bulk read.
 	 */
 	if (opens == SPRAY_READ_PASSES) {
 		spray_rmsg_free(ss, rm);
