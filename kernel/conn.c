@@ -741,19 +741,21 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 	kfree(rm);
 }
 
-/*
- * Copy @n bytes at @off of @skb to the user. A kept packet's payload that
- * lies in one frag (the sender's chunk, on a veth: all of a train's but
- * where it crosses chunks) is copied from the frag's address in one call,
- * as copy_page_to_iter() copies each page of one: skb_copy_datagram_iter()
- * would walk the skb from its start and check the address as if it could
- * be a slab object or a stack (a frag is neither), once per packet, and
- * copy_page_to_iter() would make a call per page the payload touches (a
- * third of them at MTU 1500). Anything else (head, frag_list, a span of
- * frags, a frag in high memory) as skb_copy_datagram_iter() does it.
+/**
+ * spray_skb_find() - find bytes of an skb in one of its frags
+ * @skb: the skb
+ * @off: the bytes' offset in @skb
+ * @len: how many
+ * @cur: set to the frag they lie in, if they do
+ *
+ * Return: their kernel address if they lie in one frag of @skb in the
+ * linear map (a compound page, as the sender's chunks are; a frag in high
+ * memory on 32-bit is not), else NULL: they lie in its head, span frags or
+ * lie in its frag_list, and the caller copies them out
+ * (skb_header_pointer(), skb_copy_datagram_iter()).
  */
-static int spray_skb_copy_to_iter(const struct sk_buff *skb, u32 off,
-				  struct iov_iter *to, u32 n)
+void *spray_skb_find(const struct sk_buff *skb, u32 off, u32 len,
+		     struct spray_skb_cursor *cur)
 {
 	const struct skb_shared_info *sh = skb_shinfo(skb);
 	u32 start = skb_headlen(skb), end, i;
@@ -764,14 +766,15 @@ static int spray_skb_copy_to_iter(const struct sk_buff *skb, u32 off,
 		end = start + skb_frag_size(f);
 		if (off >= end)
 			continue;
-		if (off + n > end || PageHighMem(skb_frag_page(f)))
+		if (off + len > end || PageHighMem(skb_frag_page(f)))
 			break;
-		/* a frag is one run of the linear map: no page is high */
-		if (_copy_to_iter(skb_frag_address(f) + off - start, n, to) != n)
-			return -EFAULT;
-		return 0;
+		cur->skb = skb;
+		cur->addr = skb_frag_address(f);
+		cur->start = start;
+		cur->end = end;
+		return cur->addr + (off - start);
 	}
-	return skb_copy_datagram_iter(skb, off, to, n);
+	return NULL;
 }
 
 /**
@@ -781,28 +784,48 @@ static int spray_skb_copy_to_iter(const struct sk_buff *skb, u32 off,
  * @len: how many, at most @rm->len
  *
  * Fragments kept as skbs are copied from them, the others from the pages
- * (a short message: from its record).
+ * (a short message: from its record). A kept fragment that lies in one
+ * frag (the sender's chunk, on a veth: all of a train's but where it
+ * crosses chunks) is copied from the frag's address in one call, as
+ * copy_page_to_iter() copies each page of one, and the next fragment is
+ * looked for in the same frag first (a train's payloads are one header
+ * apart): skb_copy_datagram_iter() would walk the skb from its start and
+ * check the address as if it could be a slab object or a stack (a frag is
+ * neither), and copy_page_to_iter() would make a call per page the
+ * payload touches (a third of them at MTU 1500). Anything else (head,
+ * frag_list, a span of frags, a frag in high memory) as
+ * skb_copy_datagram_iter() does it.
  *
  * Return: 0, or -EFAULT.
  */
 int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 {
-	u32 off, n, i = 0;
+	u32 off, n, at, i = 0, fend = rm->frag;
+	struct spray_skb_cursor cur = {};
+	struct sk_buff *skb;
+	const void *src;
 
 	for (off = 0; off < len; off += n) {
-		struct sk_buff *skb = NULL;
-
 		n = len - off;
+		skb = NULL;
 		if (rm->skbs) {
-			/* not beyond the fragment */
-			i = off / rm->frag;
+			/* fragment i ends at fend: not beyond it */
+			if (off == fend) {
+				i++;
+				fend += rm->frag;
+			}
 			skb = rm->skbs[i].skb;
-			n = min(n, min(rm->len, (i + 1) * rm->frag) - off);
+			n = min(n, min(rm->len, fend) - off);
 		}
 		if (skb) {
-			if (spray_skb_copy_to_iter(skb, rm->skbs[i].data_off +
-						   off - i * rm->frag, to, n))
+			at = rm->skbs[i].data_off + off - (fend - rm->frag);
+			src = spray_skb_at(skb, at, n, &cur);
+			if (src) {
+				if (_copy_to_iter(src, n, to) != n)
+					return -EFAULT;
+			} else if (skb_copy_datagram_iter(skb, at, to, n)) {
 				return -EFAULT;
+			}
 			continue;
 		}
 		if (spray_rmsg_inline(rm)) {

@@ -76,6 +76,42 @@ struct spray_skb_cb {
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
 
 /**
+ * struct spray_skb_cursor - the skb frag in which bytes were last found
+ * @skb: the skb (NULL: none yet)
+ * @addr: the kernel address of the frag's first byte
+ * @start: the frag's offset in @skb
+ * @end: one past its last byte's offset
+ *
+ * A train's packets lie back to back in its frags (the sender's chunks,
+ * on a veth; 32 KiB each): the next packet's header or payload most often
+ * lies in the frag of the one before, and is found there without walking
+ * the skb's frags from its head (spray_skb_at()).
+ */
+struct spray_skb_cursor {
+	const struct sk_buff	*skb;
+	u8			*addr;
+	u32			start;
+	u32			end;
+};
+
+void *spray_skb_find(const struct sk_buff *skb, u32 off, u32 len,
+		     struct spray_skb_cursor *cur);
+
+/*
+ * The kernel address of the @len bytes at @off of @skb if they lie in one
+ * of its frags in the linear map (where @cur says, else as
+ * spray_skb_find() finds them), else NULL.
+ */
+static inline void *spray_skb_at(const struct sk_buff *skb, u32 off,
+				 u32 len, struct spray_skb_cursor *cur)
+{
+	if (likely(cur->skb == skb && off >= cur->start &&
+		   off + len <= cur->end))
+		return cur->addr + (off - cur->start);
+	return spray_skb_find(skb, off, len, cur);
+}
+
+/**
  * struct spray_dst_slot - the route of one entropy value of a connection
  * @dst: a reference to it, or NULL
  * @cookie: what dst_check() validates it with (IPv6's fib serial number)

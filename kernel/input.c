@@ -1194,23 +1194,13 @@ static void spray_rx_batch_unlock(struct spray_rx_batch *b,
 static const void *spray_skb_peek(const struct sk_buff *skb, u32 off,
 				  u32 len, void *buf)
 {
-	const struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 start = skb_headlen(skb), end, i;
+	struct spray_skb_cursor cur;
+	const void *hp;
 
-	if (off + len <= start)
+	if (off + len <= skb_headlen(skb))
 		return skb->data + off;
-	for (i = 0; i < sh->nr_frags; i++, start = end) {
-		const skb_frag_t *f = &sh->frags[i];
-
-		end = start + skb_frag_size(f);
-		if (off >= end)
-			continue;
-		if (off >= start && off + len <= end &&
-		    !PageHighMem(skb_frag_page(f)))
-			return skb_frag_address(f) + (off - start);
-		break;
-	}
-	return skb_header_pointer(skb, off, len, buf);
+	hp = spray_skb_find(skb, off, len, &cur);
+	return hp ?: skb_header_pointer(skb, off, len, buf);
 }
 
 /*
@@ -1232,9 +1222,10 @@ static const void *spray_skb_peek(const struct sk_buff *skb, u32 off,
 static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 			 u32 off, u32 seg, bool ce)
 {
-	u32 psn, fo, fl, i0, at, len, extra, first_fl, last_fl = 0, n = 0;
+	u32 psn, fo, fl, i0, at, len, hl, extra, first_fl, last_fl = 0, n = 0;
 	u8 hdr[SPRAY_DATA_HDR_LEN] __uninitialized;
 	u32 bytes = 0, extras = 0, xlen = 0, xextra = 0;
+	struct spray_skb_cursor cur = {};
 	struct spray_conn *c = b->c;
 	struct spray_pkt *p = &b->p;
 	struct spray_sock *ss = c->ss;
@@ -1279,7 +1270,11 @@ static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 		if (at >= skb->len)
 			break;
 		len = min(seg, skb->len - at);
-		hp = spray_skb_peek(skb, at, min_t(u32, len, sizeof(hdr)), hdr);
+		hl = min_t(u32, len, sizeof(hdr));
+		/* most often in the frag of the header before */
+		hp = spray_skb_at(skb, at, hl, &cur);
+		if (!hp)
+			hp = spray_skb_peek(skb, at, hl, hdr);
 		if (!hp || spray_pkt_parse_next(hp, len, b->hdr, p))
 			break;
 	}
