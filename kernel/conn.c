@@ -784,17 +784,16 @@ void *spray_skb_find(const struct sk_buff *skb, u32 off, u32 len,
  * @len: how many, at most @rm->len
  *
  * Fragments kept as skbs are copied from them, the others from the pages
- * (a short message: from its record). A kept fragment that lies in one
- * frag (the sender's chunk, on a veth: all of a train's but where it
- * crosses chunks) is copied from the frag's address in one call, as
- * copy_page_to_iter() copies each page of one, and the next fragment is
+ * (a short message: from its record). A kept fragment in an skb's frags
+ * (the sender's chunks, on a veth) is copied from each frag's address in
+ * one call, as copy_page_to_iter() copies each page of one: one call, or
+ * two where it crosses chunks (most at MTU 9000). The next fragment is
  * looked for in the same frag first (a train's payloads are one header
- * apart): skb_copy_datagram_iter() would walk the skb from its start and
+ * apart). skb_copy_datagram_iter() would walk the skb from its start and
  * check the address as if it could be a slab object or a stack (a frag is
  * neither), and copy_page_to_iter() would make a call per page the
  * payload touches (a third of them at MTU 1500). Anything else (head,
- * frag_list, a span of frags, a frag in high memory) as
- * skb_copy_datagram_iter() does it.
+ * frag_list, a frag in high memory) as skb_copy_datagram_iter() does it.
  *
  * Return: 0, or -EFAULT.
  */
@@ -819,8 +818,10 @@ int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 		}
 		if (skb) {
 			at = rm->skbs[i].data_off + off - (fend - rm->frag);
-			src = spray_skb_at(skb, at, n, &cur);
+			/* the part in its first frag: the rest next turn */
+			src = spray_skb_at(skb, at, 1, &cur);
 			if (src) {
+				n = min(n, cur.end - at);
 				if (_copy_to_iter(src, n, to) != n)
 					return -EFAULT;
 			} else if (skb_copy_datagram_iter(skb, at, to, n)) {
