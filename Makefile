@@ -95,6 +95,8 @@ style:
 	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT,COMPLEX_MACRO \
 		-f include/trace/events/spray.h
+	@# a selftest's check asserts one command, not an && list
+	awk -f scripts/check-asserts.awk selftests/*.sh
 
 install: module tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) INSTALL_MOD_DIR=updates modules_install

@@ -77,6 +77,8 @@ HDR=$(awk '/define SPRAY_DATA_HDR_LEN/ { print $3 }' "$top/kernel/core/wire.h")
 # ratio A B: A / B with 3 decimals
 ratio() { python3 -c "print('%.3f' % ($1 / $2))"; }
 ge() { python3 -c "import sys; sys.exit(0 if $1 >= $2 else 1)"; }
+# both_ok RC1 RC2: both exit statuses 0 (a check of two, as one command)
+both_ok() { [ "$1" -eq 0 ] && [ "$2" -eq 0 ]; }
 
 spray_lib_setup_dumbbell $NS $RATE_MBIT $TARGET_MS $BDP || { spray_lib_fail "dumbbell setup"; spray_lib_tap_end; }
 spray_lib_ok "dumbbell: $NS senders - sw - ${RATE_MBIT} Mbit/s fq_codel ecn (target ${TARGET_MS} ms) - r"
@@ -155,7 +157,7 @@ incast_both_ok() {
 # (on a slow machine the speed is not asserted: no second attempt)
 slow() { [ "${KSFT_MACHINE_SLOW:-}" = yes ]; }
 incast_both_ok || slow || { echo "# incast: again"; incast_both_ok; }
-spray_lib_check "incast 8 -> 1 (cc both) completes" [ $INCAST_RC -eq 0 ] && [ $INCAST_SINK -eq 0 ]
+spray_lib_check "incast 8 -> 1 (cc both) completes" both_ok "$INCAST_RC" "$INCAST_SINK"
 spray_lib_check "incast, cc both: bottleneck drops <= 1% of packets ($DROPS of $SENT)" \
 	[ $((DROPS * 100)) -le "$SENT" ]
 spray_lib_check_speed "incast, cc both: goodput >= 85% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
@@ -226,7 +228,7 @@ one_flow() {
 		ge "2 * $TARGET_MS" "$qd90"
 }
 one_flow || slow || { echo "# one flow: again"; one_flow; }
-spray_lib_check "one flow completes" [ $rc -eq 0 ] && [ $src -eq 0 ]
+spray_lib_check "one flow completes" both_ok "$rc" "$src"
 spray_lib_check_speed "one flow alone: goodput >= 90% of the bottleneck ($(ratio "$BPS" "$CAP"), reference $(ratio "$REF" "$CAP"))" \
 	ge "$BPS" "0.90 * $REF"
 spray_lib_check "ping across the bottleneck: at least 220 of 240 replies ($n)" [ "$n" -ge 220 ]
@@ -250,8 +252,8 @@ rc=$?
 wait $SINK
 JAIN=$(total jain)
 sed -n 's/^sender/# two flows: sender/p' "$T/sink"
-spray_lib_check "two AF_SPRAY flows: Jain fairness >= 0.9 ($JAIN)" \
-	[ $rc -eq 0 ] && ge "$JAIN" 0.9
+fair() { [ "$rc" -eq 0 ] && ge "$JAIN" 0.9; }
+spray_lib_check "two AF_SPRAY flows: Jain fairness >= 0.9 ($JAIN)" fair
 
 # ... and beside a TCP flow neither starves: both run together, TCP for a
 # fixed time; each gets at least 20% of the bottleneck.
