@@ -138,6 +138,8 @@ delta() {	# delta "BEFORE" "AFTER" -> per-path differences
 # moved BEFORE MIN: every path together carried MIN bytes since BEFORE
 moved() { local t=0 x; for x in $(delta "$1" "$(spray_lib_paths_bytes)"); do t=$((t + x)); done; [ $t -ge "$2" ]; }
 stat1() { ip netns exec "$h1" "$top/userspace/sprayctl/sprayctl" -t stats | awk -F'\t' -v k="$1" '$1 == k { print $2 }'; }
+# the receiver's (h2) counter $1, 0 when it is not listed (drops per reason)
+stat2() { ip netns exec "$h2" "$top/userspace/sprayctl/sprayctl" -t stats | awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'; }
 downs_past() { [ "$(stat1 path-down)" -gt "$1" ]; }
 
 b0=$(spray_lib_paths_bytes)
@@ -244,6 +246,10 @@ spray_lib_netem_paths ""
 # fabric shaped as a real one (each path 10 Mbit/s with an ECN-marking
 # queue, so that congestion control, not the emulated CPU, sets the queues):
 # the sender retransmits at most twice the DATA packets the paths dropped.
+# netem drops a train (a GSO skb of several packets) as one skb and counts
+# it once, so the packets lost are counted at the ends: what left h1
+# (first transmissions and resends) less what reached h2's AF_SPRAY (taken,
+# a copy it had already, or refused for lack of buffer).
 for i in $(seq 0 $((NPATHS - 1))); do
 	for nd in "$sw p$i" "$h2 q$i"; do
 		set -- $nd
@@ -255,28 +261,45 @@ for i in $(seq 0 $((NPATHS - 1))); do
 			fq_codel flows 1 ecn limit 1000
 	done
 done
-# netem drops of the data direction (sw's p0..pN-1)
+# DATA packets out of h1, and into h2's AF_SPRAY
+data_out() { echo $(( $(stat1 tx-pkts) + $(stat1 retx-pkts) )); }
+data_in() { echo $(( $(stat2 rx-pkts) + $(stat2 drop-dup) + $(stat2 rcvbuf-full) )); }
+# netem drops (skbs) of the data direction (sw's p0..pN-1)
 data_drops() {
 	ip netns exec "$sw" tc -s qdisc show | awk '
 		$1 == "qdisc" { q = $2 }
 		q == "netem" && /dropped/ { d = $7; gsub(",", "", d); t += d }
 		END { print t + 0 }'
 }
+# packets the CPUs' input backlogs dropped (netdev_max_backlog; all
+# namespaces: the only traffic now is this test's)
+backlog_drops() {
+	local s=0 d
+	while read -r _ d _; do s=$((s + 16#$d)); done </proc/net/softnet_stat
+	echo $s
+}
 # selective SEED: one transfer; sets lost, retx; true if retx <= 2 x lost
 selective() {
-	local d0 r0 s0 k0 n0 t0
+	local d0 r0 s0 k0 n0 t0 u0 f0 b0 o0 i0
 	d0=$(data_drops) r0=$(stat1 retx-pkts) s0=$(stat1 spurious-loss)
+	u0=$(stat2 drop-dup) f0=$(stat2 rcvbuf-full) b0=$(backlog_drops)
+	o0=$(data_out) i0=$(data_in)
 	k0=$(stat1 lost-rack) n0=$(stat1 lost-nack) t0=$(stat1 lost-rto)
 	recv_start 200 fixed:65536 "$1"
 	send_msgs 200 fixed:65536 "$1" >"$RLOG.send"
 	recv_result >"$RLOG.res"
 	SEL_RC=$?
-	lost=$(( $(data_drops) - d0 ))
+	lost=$(( $(data_out) - o0 - ($(data_in) - i0) ))
 	retx=$(( $(stat1 retx-pkts) - r0 ))
-	echo "# 1% loss: $lost DATA packets dropped by the paths, $retx" \
+	echo "# 1% loss: $lost DATA packets lost on the paths (netem dropped" \
+	     "$(( $(data_drops) - d0 )) skbs), $retx" \
 	     "retransmitted ($(( $(stat1 spurious-loss) - s0 )) needlessly:" \
 	     "spurious-loss; found by RACK $(( $(stat1 lost-rack) - k0 )), NACK" \
-	     "$(( $(stat1 lost-nack) - n0 )), RTO $(( $(stat1 lost-rto) - t0 )))"
+	     "$(( $(stat1 lost-nack) - n0 )), RTO $(( $(stat1 lost-rto) - t0 ))); the" \
+	     "receiver got $(( $(stat2 drop-dup) - u0 )) packets twice (resent when the first" \
+	     "copy was not lost: the fabric does not duplicate here) and refused" \
+	     "$(( $(stat2 rcvbuf-full) - f0 )) (rcvbuf-full); the CPUs' backlogs dropped" \
+	     "$(( $(backlog_drops) - b0 ))"
 	[ $SEL_RC -eq 0 ] && [ "$lost" -gt 0 ] && [ "$retx" -le $((2 * lost)) ]
 }
 # the emulated CPU stalls now and then (other VMs, coarse timers): one more
