@@ -1187,19 +1187,20 @@ static void spray_rx_batch_unlock(struct spray_rx_batch *b,
 
 /*
  * The @len bytes at @off of @skb: in place when they lie in its head or in
- * one of its page frags, else copied into @buf (skb_header_pointer()). The
- * headers of a train that came whole lie in its frags (the sender's
- * chunks): copying each was 2.5% of the receiving CPU.
+ * one of its page frags (first the one @cur names), else copied into @buf
+ * (skb_header_pointer()). The headers of a train that came whole lie in
+ * its frags (the sender's chunks): copying each was 2.5% of the receiving
+ * CPU.
  */
 static const void *spray_skb_peek(const struct sk_buff *skb, u32 off,
-				  u32 len, void *buf)
+				  u32 len, void *buf,
+				  struct spray_skb_cursor *cur)
 {
-	struct spray_skb_cursor cur;
 	const void *hp;
 
 	if (off + len <= skb_headlen(skb))
 		return skb->data + off;
-	hp = spray_skb_find(skb, off, len, &cur);
+	hp = spray_skb_at(skb, off, len, cur);
 	return hp ?: skb_header_pointer(skb, off, len, buf);
 }
 
@@ -1222,7 +1223,7 @@ static const void *spray_skb_peek(const struct sk_buff *skb, u32 off,
 static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 			 u32 off, u32 seg, bool ce)
 {
-	u32 psn, fo, fl, i0, at, len, hl, extra, first_fl, last_fl = 0, n = 0;
+	u32 psn, fo, fl, i0, at, len, extra, first_fl, last_fl = 0, n = 0;
 	u8 hdr[SPRAY_DATA_HDR_LEN] __uninitialized;
 	u32 bytes = 0, extras = 0, xlen = 0, xextra = 0;
 	struct spray_skb_cursor cur = {};
@@ -1270,11 +1271,9 @@ static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 		if (at >= skb->len)
 			break;
 		len = min(seg, skb->len - at);
-		hl = min_t(u32, len, sizeof(hdr));
 		/* most often in the frag of the header before */
-		hp = spray_skb_at(skb, at, hl, &cur);
-		if (!hp)
-			hp = spray_skb_peek(skb, at, hl, hdr);
+		hp = spray_skb_peek(skb, at, min_t(u32, len, sizeof(hdr)), hdr,
+				    &cur);
 		if (!hp || spray_pkt_parse_next(hp, len, b->hdr, p))
 			break;
 	}
@@ -1351,6 +1350,7 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 	 * built (a rep stos a packet: 9% of this function's own time).
 	 */
 	u8 hdr[SPRAY_MAX_HDR_LEN] __uninitialized;
+	struct spray_skb_cursor cur = {};
 	struct spray_pkt *p = &b->p;
 	struct spray_addr peer = *from;
 	enum skb_drop_reason drop;
@@ -1361,7 +1361,7 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 	u64 now;
 	int err;
 
-	hp = spray_skb_peek(skb, off, min_t(u32, len, sizeof(hdr)), hdr);
+	hp = spray_skb_peek(skb, off, min_t(u32, len, sizeof(hdr)), hdr, &cur);
 	if (unlikely(!hp))
 		return spray_drop(sn, SPRAY_DROP_SHORT);
 	*taken = len;
