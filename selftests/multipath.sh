@@ -63,7 +63,13 @@ after=$(spray_lib_paths_tx)
 # The receiver keeps what arrives in the skbs it came in (recvmsg() copies
 # it once): copied in the kernel are the short last fragment of each
 # message and what came before the receiver knew its skbs' size.
-stat2() { ip netns exec "$h2" "$CTL" -t stats | awk -F'\t' -v k="$1" '$1 == k { print $2 }'; }
+# the receiver's (h2) counter $1; 0 when it is not listed (a drop reason
+# that never happened)
+stat2() {
+	local v
+	v=$(ip netns exec "$h2" "$CTL" -t stats | awk -F'\t' -v k="$1" '$1 == k { print $2 }')
+	echo "${v:-0}"
+}
 copied=$(stat2 rx-copied) rxp=$(stat2 rx-pkts)
 spray_lib_check "the receiver copied at most 5% of the packets in the kernel ($copied of $rxp)" \
 	[ "$rxp" -gt 0 -a $((copied * 20)) -le "$rxp" ]
@@ -138,8 +144,6 @@ delta() {	# delta "BEFORE" "AFTER" -> per-path differences
 # moved BEFORE MIN: every path together carried MIN bytes since BEFORE
 moved() { local t=0 x; for x in $(delta "$1" "$(spray_lib_paths_bytes)"); do t=$((t + x)); done; [ $t -ge "$2" ]; }
 stat1() { ip netns exec "$h1" "$top/userspace/sprayctl/sprayctl" -t stats | awk -F'\t' -v k="$1" '$1 == k { print $2 }'; }
-# the receiver's (h2) counter $1, 0 when it is not listed (drops per reason)
-stat2() { ip netns exec "$h2" "$top/userspace/sprayctl/sprayctl" -t stats | awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'; }
 downs_past() { [ "$(stat1 path-down)" -gt "$1" ]; }
 
 b0=$(spray_lib_paths_bytes)
