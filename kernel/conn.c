@@ -343,6 +343,33 @@ static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
 }
 
 /*
+ * The user address of @i's next @len bytes when they lie in one user
+ * buffer (send() and recv() on 6.4+: ITER_UBUF; an iovec's current
+ * segment), else NULL. A copy of pieces of them in and out of packet slots
+ * goes straight to _copy_{from,to}_user() at that address, a call per
+ * piece, and @i is advanced once for all: the iterator's per-call
+ * dispatch and bookkeeping cost as much as a 1.4 KiB piece's own moves
+ * under the emulator's count. What neither call checks is what
+ * _copy_{from,to}_iter() do not check either (the kernel side is a chunk
+ * or a frag, see below); access_ok() is in both.
+ */
+static void __user *spray_iter_ubase(const struct iov_iter *i, size_t len)
+{
+	if (len > iov_iter_count(i))
+		return NULL;
+	if (iter_is_ubuf(i))
+		return i->ubuf + i->iov_offset;
+#ifdef SPRAY_HAVE_ITER_IOV
+	if (iter_is_iovec(i) && iter_iov_len(i) >= len)
+		return iter_iov_addr(i);
+#else
+	if (iter_is_iovec(i) && i->iov->iov_len - i->iov_offset >= len)
+		return i->iov->iov_base + i->iov_offset;
+#endif
+	return NULL;
+}
+
+/*
  * Copy the user's bytes in: all of them, or -EFAULT. A slotted message
  * takes a copy per packet (the slots followed one after the other, not
  * found from each offset), each in one call to the chunk's address (no
@@ -351,15 +378,19 @@ static struct page *spray_tmsg_at(const struct spray_tmsg *m, u32 off,
  * check of the kernel address (for slab objects and stacks: a chunk is
  * neither) cost as much as the copy's own overhead per 1.4 KiB slot, nor
  * through copy_page_from_iter(), which makes a call per page a slot
- * touches (a third of them at MTU 1500, most at 9000).
+ * touches (a third of them at MTU 1500, most at 9000). From one user
+ * buffer (spray_iter_ubase()) each copy is a _copy_from_user() call.
  */
 int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 {
 	u32 shift = PAGE_SHIFT + m->order, csize = PAGE_SIZE << m->order;
 	u32 off, pos, run, poff, n;
+	void __user *ub;
+	void *dst;
 
 	if (m->buf)
 		return copy_from_iter_full(m->buf, m->len, from) ? 0 : -EFAULT;
+	ub = spray_iter_ubase(from, m->len);
 	/* @run bytes lie back to back from @pos: a slot's payload, or all */
 	pos = m->slot_frag ? SPRAY_DATA_HDR_LEN : 0;
 	run = m->slot_frag ?: m->len;
@@ -371,10 +402,16 @@ int spray_tmsg_copy_from(struct spray_tmsg *m, struct iov_iter *from)
 		}
 		poff = pos & (csize - 1);
 		n = min3(run, m->len - off, csize - poff);
-		if (_copy_from_iter(page_address(m->chunks[pos >> shift]) + poff,
-				    n, from) != n)
+		dst = page_address(m->chunks[pos >> shift]) + poff;
+		if (ub) {
+			if (_copy_from_user(dst, ub + off, n))
+				return -EFAULT;
+		} else if (_copy_from_iter(dst, n, from) != n) {
 			return -EFAULT;
+		}
 	}
+	if (ub)
+		iov_iter_advance(from, m->len);
 	return 0;
 }
 
@@ -792,14 +829,17 @@ void *spray_skb_find(const struct sk_buff *skb, u32 off, u32 len,
  * apart). skb_copy_datagram_iter() would walk the skb from its start and
  * check the address as if it could be a slab object or a stack (a frag is
  * neither), and copy_page_to_iter() would make a call per page the
- * payload touches (a third of them at MTU 1500). Anything else (head,
- * frag_list, a frag in high memory) as skb_copy_datagram_iter() does it.
+ * payload touches (a third of them at MTU 1500). Into one user buffer
+ * (spray_iter_ubase()) such a piece is a _copy_to_user() call, and @to
+ * moves once. Anything else (head, frag_list, a frag in high memory) as
+ * skb_copy_datagram_iter() does it.
  *
  * Return: 0, or -EFAULT.
  */
 int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 {
-	u32 off, n, at, i = 0, fend = rm->frag;
+	u32 off, n, at = 0, adv = 0, i = 0, fend = rm->frag;
+	void __user *ub = spray_iter_ubase(to, len);
 	struct spray_skb_cursor cur = {};
 	struct sk_buff *skb;
 	const void *src;
@@ -807,6 +847,7 @@ int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 	for (off = 0; off < len; off += n) {
 		n = len - off;
 		skb = NULL;
+		src = NULL;
 		if (rm->skbs) {
 			/* fragment i ends at fend: not beyond it */
 			if (off == fend) {
@@ -820,25 +861,37 @@ int spray_rmsg_copy(const struct spray_rmsg *rm, struct iov_iter *to, u32 len)
 			at = rm->skbs[i].data_off + off - (fend - rm->frag);
 			/* the part in its first frag: the rest next turn */
 			src = spray_skb_at(skb, at, 1, &cur);
-			if (src) {
+			if (src)
 				n = min(n, cur.end - at);
-				if (_copy_to_iter(src, n, to) != n)
-					return -EFAULT;
-			} else if (skb_copy_datagram_iter(skb, at, to, n)) {
+		} else if (!spray_rmsg_inline(rm)) {
+			n = min_t(u32, n, PAGE_SIZE - (off & ~PAGE_MASK));
+		}
+		if (src && ub) {
+			if (_copy_to_user(ub + off, src, n))
 				return -EFAULT;
-			}
 			continue;
 		}
-		if (spray_rmsg_inline(rm)) {
+		/* the others advance @to themselves, from where those left it */
+		if (ub) {
+			iov_iter_advance(to, off - adv);
+			adv = off + n;
+		}
+		if (src) {
+			if (_copy_to_iter(src, n, to) != n)
+				return -EFAULT;
+		} else if (skb) {
+			if (skb_copy_datagram_iter(skb, at, to, n))
+				return -EFAULT;
+		} else if (spray_rmsg_inline(rm)) {
 			if (copy_to_iter(rm->data + off, n, to) != n)
 				return -EFAULT;
-			continue;
-		}
-		n = min_t(u32, n, PAGE_SIZE - (off & ~PAGE_MASK));
-		if (copy_page_to_iter(rm->pages[off >> PAGE_SHIFT],
-				      off & ~PAGE_MASK, n, to) != n)
+		} else if (copy_page_to_iter(rm->pages[off >> PAGE_SHIFT],
+					     off & ~PAGE_MASK, n, to) != n) {
 			return -EFAULT;
+		}
 	}
+	if (ub)
+		iov_iter_advance(to, len - adv);
 	return 0;
 }
 
