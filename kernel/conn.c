@@ -1185,6 +1185,22 @@ static void spray_train_calm(struct spray_conn *c)
 	}
 }
 
+/* spray_train_calm() @n times, in a turn per step of the train */
+static void spray_train_calm_n(struct spray_conn *c, u32 n)
+{
+	u32 k;
+
+	while (n && c->train < SPRAY_TRAIN_MAX) {
+		k = c->train_calm < 64 ? 64 - c->train_calm : 1;
+		if (n < k)
+			break;
+		n -= k;
+		c->train++;
+		c->train_calm = 0;
+	}
+	c->train_calm += n;
+}
+
 static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 			   bool ce)
 {
@@ -1214,11 +1230,9 @@ static void spray_tx_acked_run(void *ctx, u32 psn, u32 n,
 			       const struct spray_txrec *rec, u32 bytes)
 {
 	struct spray_conn *c = ctx;
-	u32 i;
 
 	spray_path_on_acks(&c->path, rec->ev, n);
-	for (i = 0; i < n; i++)
-		spray_train_calm(c);
+	spray_train_calm_n(c, n);
 	if (rec->msg)
 		spray_tmsg_acked(c, rec->msg, bytes);
 }

@@ -423,44 +423,55 @@ static bool txw_ce(const struct spray_ack *ack, u32 psn)
 /*
  * How many psns from @psn (its record @rec, a first transmission in
  * flight), before the ACK's cum_psn, are like it: in flight, sent once,
- * at its time, on its EV, of its message, not CE-marked.
+ * at its time, on its EV, of its message, not CE-marked, and each next to
+ * the one before in the sent list (sent together, none moved since: a
+ * stretch of the list, cut out whole); their bytes in @bytes.
  */
 static u32 txw_run_len(const struct spray_txwin *tw, u32 psn,
 		       const struct spray_txrec *rec,
-		       const struct spray_ack *ack)
+		       const struct spray_ack *ack, u32 *bytes)
 {
+	u16 prev = (u16)(rec - tw->ring);
 	const struct spray_txrec *r;
 	u32 n = 1;
 
+	*bytes = rec->len;
 	for (psn++; spray_psn_before(psn, ack->cum_psn); psn++, n++) {
 		r = &tw->ring[psn & tw->mask];
 		if (r->state != SPRAY_TXREC_INFLIGHT || r->retx ||
 		    r->sent_ns != rec->sent_ns || r->ev != rec->ev ||
-		    r->msg != rec->msg || txw_ce(ack, psn))
+		    r->msg != rec->msg || r->tprev != prev ||
+		    txw_ce(ack, psn))
 			break;
+		*bytes += r->len;
+		prev = (u16)(psn & tw->mask);
 	}
 	return n;
 }
 
 /*
- * Deliver the @n psns from @psn that txw_run_len() found, as @n calls of
- * txw_deliver() would (not CE-marked, not SACKed), the verdict in one
- * ops->acked_run() call; their records are cleared.
+ * Deliver the @n psns from @psn (@bytes in all) that txw_run_len() found,
+ * as @n calls of txw_deliver() would (not CE-marked, not SACKed), the
+ * verdict in one ops->acked_run() call; their records are cleared.
  */
 static void txw_deliver_run(struct spray_txwin *tw, u32 psn, u32 n,
-			    u64 now_ns, struct spray_txrec *first,
+			    u32 bytes, u64 now_ns, struct spray_txrec *first,
 			    const struct spray_txwin_ops *ops, void *ctx,
 			    struct spray_txack_sum *sum)
 {
+	struct spray_txrec *rec = &tw->ring[(psn + n - 1) & tw->mask];
 	u64 sent = first->sent_ns, d;
-	u32 last = psn + n - 1, bytes = 0, i;
-	struct spray_txrec *rec;
+	u32 last = psn + n - 1, i;
 
-	for (i = 0; i < n; i++) {
-		rec = &tw->ring[(psn + i) & tw->mask];
-		txw_unlink(tw, rec);
-		bytes += rec->len;
-	}
+	/* first..rec, a stretch of the sent list: unlinked at once */
+	if (first->tprev == SPRAY_TX_NIL)
+		tw->t_head = rec->tnext;
+	else
+		tw->ring[first->tprev].tnext = rec->tnext;
+	if (rec->tnext == SPRAY_TX_NIL)
+		tw->t_tail = first->tprev;
+	else
+		tw->ring[rec->tnext].tprev = first->tprev;
 	tw->inflight -= n;
 	/* each overtaken by as much: the reordering seen, n times */
 	if (sent < tw->rack_ns && tw->srtt_ns && now_ns > sent + tw->srtt_ns) {
@@ -482,8 +493,12 @@ static void txw_deliver_run(struct spray_txwin *tw, u32 psn, u32 n,
 	sum->pkts += n;
 	sum->bytes += bytes;
 	ops->acked_run(ctx, psn, n, first, bytes);
-	for (i = 0; i < n; i++)
-		tw->ring[(psn + i) & tw->mask].state = 0;
+	for (i = 0; i < n; i++) {
+		rec = &tw->ring[(psn + i) & tw->mask];
+		rec->state = 0;
+		rec->tprev = SPRAY_TX_NIL;
+		rec->tnext = SPRAY_TX_NIL;
+	}
 }
 
 static void txw_mark_lost(struct spray_txwin *tw, u32 psn,
@@ -638,8 +653,8 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		       u64 now_ns, const struct spray_txwin_ops *ops,
 		       void *ctx, struct spray_txack_sum *sum)
 {
+	u32 psn, i, n, bytes;
 	struct spray_txrec *rec;
-	u32 psn, i, n;
 	u64 bits;
 
 	memset(sum, 0, sizeof(*sum));
@@ -656,8 +671,9 @@ int spray_txwin_on_ack(struct spray_txwin *tw, const struct spray_ack *ack,
 		n = 1;
 		if (rec->state == SPRAY_TXREC_INFLIGHT && !rec->retx && ops &&
 		    ops->acked_run && !txw_ce(ack, psn)) {
-			n = txw_run_len(tw, psn, rec, ack);
-			txw_deliver_run(tw, psn, n, now_ns, rec, ops, ctx, sum);
+			n = txw_run_len(tw, psn, rec, ack, &bytes);
+			txw_deliver_run(tw, psn, n, bytes, now_ns, rec, ops,
+					ctx, sum);
 			continue;
 		}
 		if (rec->state == SPRAY_TXREC_SACKED) {
