@@ -33,6 +33,27 @@ static inline void rxw_clear(u64 *map, u32 psn)
 	map[i / 64] &= ~(1ULL << (i % 64));
 }
 
+/*
+ * The bits of psns @psn .. @psn + @n - 1 (@n at most the ring), a word at a
+ * time: set (@set) or cleared.
+ */
+static void rxw_range(u64 *map, u32 psn, u32 n, bool set)
+{
+	u32 i = psn & RXW_MASK, k;
+	u64 bits;
+
+	while (n) {
+		k = min(n, 64 - i % 64);
+		bits = (k == 64 ? ~0ULL : (1ULL << k) - 1) << (i % 64);
+		if (set)
+			map[i / 64] |= bits;
+		else
+			map[i / 64] &= ~bits;
+		n -= k;
+		i = (i + k) & RXW_MASK;
+	}
+}
+
 /**
  * spray_rxwin_cfg_default() - fill the default receive tunables
  * @cfg: to fill
@@ -248,7 +269,7 @@ int spray_rxwin_rcv(struct spray_rxwin *w, u32 psn, u16 flags, bool ce,
 int spray_rxwin_rcv_run(struct spray_rxwin *w, u32 psn, u32 n, u16 flags,
 			bool ce, u64 ts_ns, u16 ev, u64 now_ns)
 {
-	u32 last = psn + n - 1, old, p, ob, nb, b;
+	u32 last = psn + n - 1, old, ob, nb, b;
 
 	if (!n || spray_psn_before(psn, w->high) ||
 	    last - w->cum >= SPRAY_RXWIN_BITS)
@@ -274,12 +295,10 @@ int spray_rxwin_rcv_run(struct spray_rxwin *w, u32 psn, u32 n, u16 flags,
 	w->last_psn = last;
 	if (w->cum != w->high) {
 		/* a hole below: the cumulative ack stays, the SACKs grow */
-		for (p = psn + 1; p != last + 1; p++) {
-			rxw_set(w->rcvd, p);
-			rxw_set(w->unrep, p);
-			if (ce)
-				rxw_set(w->cemap, p);
-		}
+		rxw_range(w->rcvd, psn + 1, n, true);
+		rxw_range(w->unrep, psn + 1, n, true);
+		if (ce)
+			rxw_range(w->cemap, psn + 1, n, true);
 		w->n_unrep += n;
 		w->high = last + 1;
 		return 0;
@@ -289,19 +308,16 @@ int spray_rxwin_rcv_run(struct spray_rxwin *w, u32 psn, u32 n, u16 flags,
 	 * reported by it (no unreported bit left, no FILL), and pushed one
 	 * psn out of the ACK history
 	 */
-	for (p = psn + 1; p != last + 1; p++) {
-		rxw_set(w->rcvd, p);
-		if (ce)
-			rxw_set(w->cemap, p);
-	}
+	rxw_range(w->rcvd, psn + 1, n, true);
+	if (ce)
+		rxw_range(w->cemap, psn + 1, n, true);
 	old = w->cum;
 	w->cum = last + 1;
 	w->high = last + 1;
 	w->above -= n;
-	for (p = old - SPRAY_RXWIN_HIST; p != w->cum - SPRAY_RXWIN_HIST; p++) {
-		rxw_clear(w->rcvd, p);
-		rxw_clear(w->cemap, p);
-	}
+	/* the history's oldest n: never the ones just set (HIST + BITS <= RING) */
+	rxw_range(w->rcvd, old - SPRAY_RXWIN_HIST, w->cum - old, false);
+	rxw_range(w->cemap, old - SPRAY_RXWIN_HIST, w->cum - old, false);
 	if (w->snap_valid && spray_psn_after_eq(w->cum, w->snap_high))
 		w->snap_valid = false;
 	return 0;
