@@ -761,15 +761,28 @@ void spray_rmsg_unlink_left(struct spray_conn *c, struct spray_rmsg *rm)
 
 void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 {
-	u32 i;
+	struct sk_buff *skb;
+	u32 i, j;
 
 	list_del(&rm->node);
 	for (i = 0; i < rm->npages; i++)
 		if (rm->pages[i])
 			spray_page_free(rm->pages[i], 0);
-	for (i = 0; i < rm->nskbs; i++)
-		if (rm->skbs[i].skb)
-			consume_skb(rm->skbs[i].skb);
+	for (i = 0; i < rm->nskbs; i = j) {
+		skb = rm->skbs[i].skb;
+		for (j = i + 1; j < rm->nskbs && rm->skbs[j].skb == skb; j++)
+			;
+		if (!skb)
+			continue;
+		/*
+		 * A train's fragments hold a reference each (spray_rcv_run()):
+		 * all but one dropped at once, the last as the skb is consumed
+		 */
+		if (j - i > 1 &&
+		    WARN_ON_ONCE(refcount_sub_and_test(j - i - 1, &skb->users)))
+			continue;
+		consume_skb(skb);
+	}
 	kfree(rm->skbs);
 	if (rm->charge)
 		spray_rmem_uncharge(&ss->sk, rm->charge);
