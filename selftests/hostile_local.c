@@ -769,6 +769,84 @@ TEST(a_hole_in_a_long_message_buffer_faults)
 }
 
 /*
+ * Long messages on a loopback of MTU 1500 (trains of 1.4 KiB slots) sent
+ * from and read into iovecs: pieces that end inside slots and pages (the
+ * copies through the iterator, a slot in several calls), and one piece
+ * holding the whole message before an empty one (the copies straight to
+ * and from that piece's address, as for send() and recv()): every byte
+ * where it belongs, and the length returned.
+ */
+TEST(long_messages_through_iovecs)
+{
+	static const size_t piece[] = { 1, 1423, 1425, 4095, 7, 8193, 3 };
+	const size_t len = 100000;
+	unsigned char *tx, *rx, *p;
+	struct sockaddr_spray sa, sb;
+	struct iovec iov[8];
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 8,
+			    .msg_namelen = sizeof(sb) };
+	size_t i, sum = 0;
+	int a, b, round;
+
+	ASSERT_EQ(0, spray_enter_netns(1500));
+	a = bound_sock(&sa);
+	b = bound_sock(&sb);
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	tx = malloc(len);
+	rx = malloc(len);
+	ASSERT_TRUE(tx && rx);
+	m.msg_name = &sb;
+	for (round = 0; round < 4; round++) {
+		fill(tx, len, 20 + round);
+		memset(rx, 0, len);
+		/* rounds 0, 1: scattered; 2, 3: one piece, then an empty one */
+		if (round < 2) {
+			for (i = 0, sum = 0, p = tx; i < 7;
+			     p += piece[i], sum += piece[i], i++) {
+				iov[i].iov_base = p;
+				iov[i].iov_len = piece[i];
+			}
+			iov[7].iov_base = p;
+			iov[7].iov_len = len - sum;
+			m.msg_iovlen = 8;
+		} else {
+			iov[0].iov_base = tx;
+			iov[0].iov_len = len;
+			iov[1].iov_base = tx + len;
+			iov[1].iov_len = 0;
+			m.msg_iovlen = 2;
+		}
+		/* odd rounds send from one buffer, and read the other way */
+		if (round & 1) {
+			ASSERT_EQ((ssize_t)len, spray_sendto(a, tx, len, &sb));
+		} else {
+			ASSERT_EQ((ssize_t)len, sendmsg(a, &m, 0))
+				TH_LOG("round %d: %s", round, strerror(errno));
+		}
+		ASSERT_TRUE(wait_readable(b, TIMEOUT_MS));
+		if (round & 1) {
+			/* the same pieces, over the receive buffer */
+			for (i = 0; i < m.msg_iovlen; i++)
+				iov[i].iov_base = rx + ((unsigned char *)
+					iov[i].iov_base - tx);
+			m.msg_name = NULL;
+			m.msg_namelen = 0;
+			EXPECT_EQ((ssize_t)len, recvmsg(b, &m, 0));
+			m.msg_name = &sb;
+			m.msg_namelen = sizeof(sb);
+		} else {
+			EXPECT_EQ((ssize_t)len, recv(b, rx, len, 0));
+		}
+		EXPECT_EQ(0, memcmp(tx, rx, len)) TH_LOG("round %d", round);
+	}
+	free(tx);
+	free(rx);
+	close(a);
+	close(b);
+}
+
+/*
  * A directed broadcast (the broadcast address of a configured subnet) is
  * refused like a multicast address, when its route is looked up.
  */
