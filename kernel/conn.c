@@ -765,7 +765,7 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 	u32 i, j;
 
 	list_del(&rm->node);
-	for (i = 0; i < rm->npages; i++)
+	for (i = 0; rm->pages && i < rm->npages; i++)
 		if (rm->pages[i])
 			spray_page_free(rm->pages[i], 0);
 	for (i = 0; i < rm->nskbs; i = j) {

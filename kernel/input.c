@@ -394,13 +394,8 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 		rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
 		if (!rm)
 			goto err_uncharge;
+		/* its pages' array with the first payload copied into it */
 		rm->npages = DIV_ROUND_UP(len, PAGE_SIZE);
-		rm->pages = kcalloc(rm->npages, sizeof(*rm->pages),
-				    GFP_ATOMIC | __GFP_NOWARN);
-		if (!rm->pages) {
-			kfree(rm);
-			goto err_uncharge;
-		}
 	}
 	rm->msg_id = p->data.msg_id;
 	rm->len = len;
@@ -505,6 +500,13 @@ static int spray_rmsg_fill(struct spray_rmsg *rm, const struct sk_buff *skb,
 	if (spray_rmsg_inline(rm))
 		return skb_copy_bits(skb, skb_off, rm->data + off, len) ?
 		       -EFAULT : 0;
+	/* a message kept in the skbs it came in never needs them */
+	if (!rm->pages) {
+		rm->pages = kcalloc(rm->npages, sizeof(*rm->pages),
+				    GFP_ATOMIC | __GFP_NOWARN);
+		if (!rm->pages)
+			return -ENOMEM;
+	}
 	while (len) {
 		u32 idx = off >> PAGE_SHIFT, poff = off & ~PAGE_MASK;
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);

@@ -414,8 +414,9 @@ struct spray_rx_frag {
  * @fmap: fragments received, bit i = [i * frag, (i + 1) * frag); NULL
  *	until @frag is known
  * @npages: entries in @pages
- * @pages: the data, page by page, allocated as fragments arrive, of the
- *	fragments copied (those not in @skbs)
+ * @pages: the data, page by page, of the fragments copied (those not in
+ *	@skbs): the array and its pages allocated as such fragments arrive
+ *	(NULL while none did)
  * @nskbs: entries in @skbs (fragments of the grid)
  * @skbs: the received skbs kept as they are, fragment i's in entry i
  *	(a reference to its skb: the packets of a train share one), with
