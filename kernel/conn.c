@@ -570,7 +570,7 @@ static int spray_skb_add_slot(struct sk_buff *skb, struct spray_tmsg *m,
  * @p: its first packet, at a slot's start; made the last one appended
  * @hdr: the first packet's header (spray_pkt_build() or
  *	spray_pkt_build_frag()); made each next one's
- *	(spray_pkt_build_frag())
+ *	(spray_pkt_build_next())
  * @cnt: packets of @m to append, at least 1: full fragments but for the
  *	message's last
  * @bytes: set to their payload bytes
@@ -593,6 +593,7 @@ u32 spray_skb_add_slots(struct sk_buff *skb, struct spray_tmsg *m,
 	struct skb_shared_info *sh = skb_shinfo(skb);
 	struct page *pg = NULL, *cur;
 	skb_frag_t *f = NULL;
+	void *va = NULL;
 
 	*bytes = 0;
 	for (j = 0; j < cnt; j++, pos += len) {
@@ -600,7 +601,8 @@ u32 spray_skb_add_slots(struct sk_buff *skb, struct spray_tmsg *m,
 			p->psn++;
 			p->data.frag_off += frag;
 			p->data.frag_len = min(frag, m->len - p->data.frag_off);
-			spray_pkt_build_frag(hdr, p);
+			spray_pkt_build_next(hdr, p->psn, p->data.frag_off,
+					     p->data.frag_len);
 		}
 		len = SPRAY_DATA_HDR_LEN + p->data.frag_len;
 		cur = m->chunks[pos >> shift];
@@ -615,6 +617,7 @@ u32 spray_skb_add_slots(struct sk_buff *skb, struct spray_tmsg *m,
 		}
 		if (cur != pg) {
 			pg = cur;
+			va = page_address(pg);
 			f = NULL;
 		}
 		if (!f) {
@@ -631,7 +634,7 @@ u32 spray_skb_add_slots(struct sk_buff *skb, struct spray_tmsg *m,
 		}
 		skb_frag_size_add(f, len);
 		/* a copy of a constant size: a few moves, not a loop */
-		memcpy(page_address(pg) + coff, hdr, SPRAY_DATA_HDR_LEN);
+		memcpy(va + coff, hdr, SPRAY_DATA_HDR_LEN);
 		added += len;
 		*bytes += p->data.frag_len;
 	}

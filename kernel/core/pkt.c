@@ -255,15 +255,6 @@ int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out)
 	return 0;
 }
 
-/* where the fields a train's packets differ in lie in a DATA header */
-#define SPRAY_OFF_PSN		offsetof(struct spray_hdr, psn)
-#define SPRAY_OFF_MSG_ID	(SPRAY_HDR_LEN + \
-				 offsetof(struct spray_data_hdr, msg_id))
-#define SPRAY_OFF_FRAG_OFF	(SPRAY_HDR_LEN + \
-				 offsetof(struct spray_data_hdr, frag_off))
-#define SPRAY_OFF_MIN_RTT	(SPRAY_HDR_LEN + \
-				 offsetof(struct spray_data_hdr, min_rtt))
-
 /**
  * spray_pkt_build_frag() - make a DATA header another packet's of its train
  * @buf: SPRAY_DATA_HDR_LEN bytes that spray_pkt_build() wrote for a packet

@@ -163,4 +163,38 @@ void spray_pkt_build_frag(void *buf, const struct spray_pkt *pkt);
 int spray_pkt_parse_next(const void *buf, u32 len, const void *prev,
 			 struct spray_pkt *p);
 
+/* where the fields a train's packets differ in lie in a DATA header */
+#define SPRAY_OFF_PSN		offsetof(struct spray_hdr, psn)
+#define SPRAY_OFF_MSG_ID	(SPRAY_HDR_LEN + \
+				 offsetof(struct spray_data_hdr, msg_id))
+#define SPRAY_OFF_FRAG_OFF	(SPRAY_HDR_LEN + \
+				 offsetof(struct spray_data_hdr, frag_off))
+#define SPRAY_OFF_MIN_RTT	(SPRAY_HDR_LEN + \
+				 offsetof(struct spray_data_hdr, min_rtt))
+
+/**
+ * spray_pkt_build_next() - make a DATA header its message's next packet's
+ * @buf: SPRAY_DATA_HDR_LEN bytes that spray_pkt_build() or
+ *	spray_pkt_build_frag() wrote for a packet of the same message in the
+ *	same train
+ * @psn: the packet's psn
+ * @frag_off: its fragment's offset in the message
+ * @frag_len: its payload's length
+ *
+ * As spray_pkt_build_frag() for a packet of the message @buf is of, whose
+ * id and length stay: what a message's packets differ in, written inline
+ * once per packet as a train is made.
+ */
+static inline void spray_pkt_build_next(void *buf, u32 psn, u32 frag_off,
+					u16 frag_len)
+{
+	__be32 be_psn = cpu_to_be32(psn), off = cpu_to_be32(frag_off);
+	__be16 len = cpu_to_be16(frag_len);
+	u8 *b = buf;
+
+	memcpy(b + SPRAY_OFF_PSN, &be_psn, sizeof(be_psn));
+	memcpy(b + SPRAY_OFF_FRAG_OFF, &off, sizeof(off));
+	memcpy(b + SPRAY_OFF_FRAG_OFF + 4, &len, sizeof(len));
+}
+
 #endif /* _SPRAY_PKT_H */
