@@ -786,10 +786,12 @@ void spray_rmsg_free(struct spray_sock *ss, struct spray_rmsg *rm)
 			continue;
 		consume_skb(skb);
 	}
-	kfree(rm->skbs);
+	if (!rm->tail_n || rm->skbs != spray_rmsg_tail_skbs(rm))
+		kfree(rm->skbs);
 	if (rm->charge)
 		spray_rmem_uncharge(&ss->sk, rm->charge);
-	bitmap_free(rm->fmap);
+	if (!rm->tail_n || rm->fmap != spray_rmsg_tail_fmap(rm))
+		bitmap_free(rm->fmap);
 	kfree(rm->pages);
 	kfree(rm);
 }

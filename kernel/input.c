@@ -360,7 +360,7 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	struct sock *sk = &c->ss->sk;
 	struct spray_rmsg *rm;
 	u32 len = p->data.msg_len;
-	u32 charge, extra;
+	u32 charge, extra, n;
 
 	rm = c->rx_last;
 	if (rm && rm->msg_id == p->data.msg_id)
@@ -391,9 +391,15 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 		if (!rm)
 			goto err_uncharge;
 	} else {
-		rm = kzalloc(sizeof(*rm), GFP_ATOMIC);
+		/* its fragments as many as its packets (below), if not many */
+		n = DIV_ROUND_UP(len, max(c->rx_mtu, p->data.frag_len));
+		if (n > SPRAY_RX_TAIL_MAX)
+			n = 0;
+		rm = kzalloc(struct_size(rm, data, spray_rmsg_tail_size(n)),
+			     GFP_ATOMIC);
 		if (!rm)
 			goto err_uncharge;
+		rm->tail_n = n;
 		/* its pages' array with the first payload copied into it */
 		rm->npages = DIV_ROUND_UP(len, PAGE_SIZE);
 	}
@@ -463,7 +469,11 @@ static int spray_rmsg_frag(struct spray_rmsg *rm, u32 off, u32 len)
 		if (rm->last_off != U32_MAX &&
 		    (rm->last_off % len || rm->last_off / len != n - 1))
 			return -EINVAL;
-		rm->fmap = bitmap_zalloc(n, GFP_ATOMIC | __GFP_NOWARN);
+		/* in the record's room (zeroed with it), used once */
+		if (n <= rm->tail_n)
+			rm->fmap = spray_rmsg_tail_fmap(rm);
+		else
+			rm->fmap = bitmap_zalloc(n, GFP_ATOMIC | __GFP_NOWARN);
 		if (!rm->fmap)
 			return -ENOMEM;
 		rm->frag = len;
@@ -596,8 +606,11 @@ static bool spray_rmsg_keep(struct spray_rmsg *rm, struct sk_buff *skb,
 		arr = kmalloc_size_roundup(n * sizeof(*rm->skbs));
 		if (arr + extra > rm->extra_left)
 			return false;
-		rm->skbs = kcalloc(n, sizeof(*rm->skbs),
-				   GFP_ATOMIC | __GFP_NOWARN);
+		if (n <= rm->tail_n)
+			rm->skbs = spray_rmsg_tail_skbs(rm);
+		else
+			rm->skbs = kcalloc(n, sizeof(*rm->skbs),
+					   GFP_ATOMIC | __GFP_NOWARN);
 		if (!rm->skbs)
 			return false;
 		rm->nskbs = n;

@@ -432,8 +432,12 @@ struct spray_rx_frag {
  *	received since; what credit the rest of it needs
  * @skipped: not a message: the place of one the receiver refused (longer
  *	than max-msg), so that ordered delivery goes past it
+ * @tail_n: fragments the record has room for after it (0: none): a longer
+ *	message's @skbs and @fmap lie there when its grid has at most as many
+ *	(spray_rmsg_tail_skbs(), spray_rmsg_tail_fmap()), so that a message
+ *	is one allocation, not three
  * @data: the data of a message of at most %SPRAY_RX_INLINE bytes, which
- *	has no @pages (spray_rmsg_inline())
+ *	has no @pages (spray_rmsg_inline()); else the room of @tail_n
  */
 struct spray_rmsg {
 	struct list_head	node;
@@ -452,8 +456,33 @@ struct spray_rmsg {
 	u32			extra_left;
 	u32			pkts_left;
 	bool			skipped;
-	u8			data[];
+	u8			tail_n;
+	u8			data[] __aligned(8);
 };
+
+/*
+ * At most as many fragments in a received message's record: a 64 KiB
+ * message is 47 at MTU 1500 (a record of 1 KiB), 8 at 9000.
+ */
+#define SPRAY_RX_TAIL_MAX	64
+
+/* the room after a record for @n fragments: kept skbs, then the map */
+static inline size_t spray_rmsg_tail_size(u32 n)
+{
+	return n * sizeof(struct spray_rx_frag) +
+	       BITS_TO_LONGS(n) * sizeof(unsigned long);
+}
+
+static inline struct spray_rx_frag *spray_rmsg_tail_skbs(struct spray_rmsg *rm)
+{
+	return (struct spray_rx_frag *)rm->data;
+}
+
+static inline unsigned long *spray_rmsg_tail_fmap(struct spray_rmsg *rm)
+{
+	return (unsigned long *)(rm->data + rm->tail_n *
+				 sizeof(struct spray_rx_frag));
+}
 
 /*
  * Largest message received into its record (&spray_rmsg.data) rather than
