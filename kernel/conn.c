@@ -245,7 +245,11 @@ static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u8 order)
 	u32 ch = PAGE_SIZE << order, n = DIV_ROUND_UP(spray_tmsg_space(m), ch);
 	u32 i;
 
-	m->chunks = kcalloc(n, sizeof(*m->chunks), GFP_KERNEL);
+	/* the record's tail, zeroed with it (spray_tmsg_alloc()) */
+	if (n <= SPRAY_TMSG_TAIL_CHUNKS)
+		m->chunks = (struct page **)m->data;
+	else
+		m->chunks = kcalloc(n, sizeof(*m->chunks), GFP_KERNEL);
 	if (!m->chunks)
 		return -ENOMEM;
 	m->nchunks = n;
@@ -266,16 +270,19 @@ static int spray_tmsg_alloc_chunks(struct spray_tmsg *m, u8 order)
  * @len: its length
  *
  * Process context. A message of at most SPRAY_TMSG_INLINE bytes gets its
- * buffer at the record's end (&spray_tmsg.data), in the same allocation.
+ * buffer at the record's end (&spray_tmsg.data), in the same allocation;
+ * one of chunks, room there for the array of SPRAY_TMSG_TAIL_CHUNKS.
  *
  * Return: the record, zeroed, or NULL.
  */
 struct spray_tmsg *spray_tmsg_alloc(u32 len)
 {
+	size_t tail = len <= SPRAY_TMSG_INLINE ? len :
+		      len <= SPRAY_TMSG_LINEAR ? 0 :
+		      SPRAY_TMSG_TAIL_CHUNKS * sizeof(struct page *);
 	struct spray_tmsg *m;
 
-	return kzalloc(struct_size(m, data, len <= SPRAY_TMSG_INLINE ? len : 0),
-		       GFP_KERNEL);
+	return kzalloc(struct_size(m, data, tail), GFP_KERNEL);
 }
 
 /**
@@ -321,7 +328,10 @@ void spray_tmsg_free_data(struct spray_tmsg *m)
 	m->buf = NULL;
 	for (i = 0; m->chunks && i < m->nchunks && m->chunks[i]; i++)
 		spray_page_free(m->chunks[i], spray_tmsg_chunk_order(m, i));
-	kfree(m->chunks);
+	if (m->chunks != (struct page **)m->data)
+		kfree(m->chunks);
+	else
+		memset(m->data, 0, SPRAY_TMSG_TAIL_CHUNKS * sizeof(*m->chunks));
 	m->chunks = NULL;
 	m->nchunks = 0;
 }

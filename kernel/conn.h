@@ -220,7 +220,7 @@ struct spray_tmsg {
 	u8			order;
 	u16			slot_frag;
 	struct spray_tmsg_hist	hist;
-	u8			data[];
+	u8			data[] __aligned(8);
 };
 
 /*
@@ -236,6 +236,11 @@ struct spray_tmsg {
 #define SPRAY_TMSG_ORDER	3
 /* up to this many bytes, the buffer is the record's tail: one allocation */
 #define SPRAY_TMSG_INLINE	256
+/*
+ * A chunked message's array of chunks is the record's tail when it has at
+ * most this many (a message of up to about 120 KiB in 32 KiB chunks).
+ */
+#define SPRAY_TMSG_TAIL_CHUNKS	4
 
 /**
  * struct spray_conn - one socket's state for one peer socket
