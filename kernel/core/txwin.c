@@ -98,16 +98,23 @@ static void txw_link(struct spray_txwin *tw, struct spray_txrec *rec)
 	tw->t_tail = idx;
 }
 
+/* Cut @first .. @last, a stretch of the list, out (their links stay). */
+static void txw_cut(struct spray_txwin *tw, const struct spray_txrec *first,
+		    const struct spray_txrec *last)
+{
+	if (first->tprev == SPRAY_TX_NIL)
+		tw->t_head = last->tnext;
+	else
+		tw->ring[first->tprev].tnext = last->tnext;
+	if (last->tnext == SPRAY_TX_NIL)
+		tw->t_tail = first->tprev;
+	else
+		tw->ring[last->tnext].tprev = first->tprev;
+}
+
 static void txw_unlink(struct spray_txwin *tw, struct spray_txrec *rec)
 {
-	if (rec->tprev == SPRAY_TX_NIL)
-		tw->t_head = rec->tnext;
-	else
-		tw->ring[rec->tprev].tnext = rec->tnext;
-	if (rec->tnext == SPRAY_TX_NIL)
-		tw->t_tail = rec->tprev;
-	else
-		tw->ring[rec->tnext].tprev = rec->tprev;
+	txw_cut(tw, rec, rec);
 	rec->tprev = SPRAY_TX_NIL;
 	rec->tnext = SPRAY_TX_NIL;
 }
@@ -464,14 +471,7 @@ static void txw_deliver_run(struct spray_txwin *tw, u32 psn, u32 n,
 	u32 last = psn + n - 1, i;
 
 	/* first..rec, a stretch of the sent list: unlinked at once */
-	if (first->tprev == SPRAY_TX_NIL)
-		tw->t_head = rec->tnext;
-	else
-		tw->ring[first->tprev].tnext = rec->tnext;
-	if (rec->tnext == SPRAY_TX_NIL)
-		tw->t_tail = first->tprev;
-	else
-		tw->ring[rec->tnext].tprev = first->tprev;
+	txw_cut(tw, first, rec);
 	tw->inflight -= n;
 	/* each overtaken by as much: the reordering seen, n times */
 	if (sent < tw->rack_ns && tw->srtt_ns && now_ns > sent + tw->srtt_ns) {

@@ -374,44 +374,39 @@ TEST(spray_pkt_parse_next__anything_else_is_parsed_in_full)
 	EXPECT_EQ(spray_pkt_parse_next(cur, len, prev, &q), -EAGAIN);
 }
 
-TEST(spray_pkt_build_next__a_messages_next_packets_header)
+/*
+ * A train's first packet's header made each next one's: by
+ * spray_pkt_build_frag() on to the next message (round 0), by
+ * spray_pkt_build_next() within the message, a short last one among them
+ * (round 1); each as spray_pkt_build() makes it, at any alignment.
+ */
+TEST(spray_pkt_build_frag_next__the_train_header_made_each_packets)
 {
 	static u8 tmpl[256], want[256], odd[256];
+	int len, i, round;
 	struct spray_pkt p;
-	int len, i;
 
-	/* the message's first packet's header, made each next one's */
 	build_train_pkt(tmpl, 0, 100, 350);
-	for (i = 1; i < 4; i++) {
-		len = build_train_pkt(want, i, 100, 350);
-		EXPECT_EQ(spray_pkt_parse(want, len, &p), 0);
-		p.data.frag_len = 7 * i;	/* a short last one too */
-		EXPECT_EQ(spray_pkt_build(want, sizeof(want), &p),
-			  SPRAY_DATA_HDR_LEN);
-		memcpy(odd + 1, tmpl, SPRAY_DATA_HDR_LEN); /* any alignment */
-		spray_pkt_build_next(odd + 1, p.psn, p.data.frag_off,
-				     (u16)p.data.frag_len);
-		EXPECT(!memcmp(odd + 1, want, SPRAY_DATA_HDR_LEN));
-	}
-}
-
-TEST(spray_pkt_build_frag__the_train_header_made_each_packets)
-{
-	static u8 tmpl[256], want[256], odd[256];
-	struct spray_pkt p;
-	int len, i;
-
-	/* the train's first packet's header, made each next one's */
-	build_train_pkt(tmpl, 0, 100, 350);
-	for (i = 1; i < 4; i++) {
-		len = build_train_pkt(want, i, 100, 350);
-		EXPECT_EQ(spray_pkt_parse(want, len, &p), 0);
-		p.data.msg_id += i;	/* a train goes on to the next message */
-		p.data.msg_len += i;
-		EXPECT_EQ(spray_pkt_build(want, sizeof(want), &p),
-			  SPRAY_DATA_HDR_LEN);
-		memcpy(odd + 1, tmpl, SPRAY_DATA_HDR_LEN); /* any alignment */
-		spray_pkt_build_frag(odd + 1, &p);
-		EXPECT(!memcmp(odd + 1, want, SPRAY_DATA_HDR_LEN));
+	for (round = 0; round < 2; round++) {
+		for (i = 1; i < 4; i++) {
+			len = build_train_pkt(want, i, 100, 350);
+			EXPECT_EQ(spray_pkt_parse(want, len, &p), 0);
+			if (round) {
+				p.data.frag_len = 7 * i;
+			} else {
+				p.data.msg_id += i;
+				p.data.msg_len += i;
+			}
+			EXPECT_EQ(spray_pkt_build(want, sizeof(want), &p),
+				  SPRAY_DATA_HDR_LEN);
+			memcpy(odd + 1, tmpl, SPRAY_DATA_HDR_LEN);
+			if (round)
+				spray_pkt_build_next(odd + 1, p.psn,
+						     p.data.frag_off,
+						     (u16)p.data.frag_len);
+			else
+				spray_pkt_build_frag(odd + 1, &p);
+			EXPECT(!memcmp(odd + 1, want, SPRAY_DATA_HDR_LEN));
+		}
 	}
 }
