@@ -189,8 +189,9 @@ struct spray_tmsg_hist {
  *	payload, one per packet of that payload size (layout.h), written
  *	when the connection's packets had that size
  * @hist: its history, for the error queue
- * @data: @buf, for a message of at most %SPRAY_TMSG_INLINE bytes
- *	(spray_tmsg_alloc())
+ * @data: @buf, for a message of at most %SPRAY_TMSG_INLINE bytes; for
+ *	one in chunks, the array of @chunks when it has at most
+ *	%SPRAY_TMSG_TAIL_CHUNKS (spray_tmsg_alloc())
  *
  * On the error queue, when the receive buffer had no room for its data,
  * the entry has neither @buf nor @chunks.
