@@ -360,7 +360,7 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	struct sock *sk = &c->ss->sk;
 	struct spray_rmsg *rm;
 	u32 len = p->data.msg_len;
-	u32 charge, extra, n;
+	u32 charge, extra, tail, n;
 
 	rm = c->rx_last;
 	if (rm && rm->msg_id == p->data.msg_id)
@@ -375,10 +375,10 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	}
 	if (len > READ_ONCE(spray_conn_net(c)->cfg.max_msg))
 		return ERR_PTR(-EMSGSIZE);
+	/* its packets by the largest size received (see pkts_left below) */
+	n = DIV_ROUND_UP(len, max(c->rx_mtu, p->data.frag_len));
 	/* room for the skbs of its packets, if they are kept */
-	extra = min_t(u64, (u64)DIV_ROUND_UP(len, max(c->rx_mtu,
-						      p->data.frag_len)) *
-			   c->ss->rx_extra, len);
+	extra = min_t(u64, (u64)n * c->ss->rx_extra, len);
 	charge = spray_rmsg_charge(len, extra);
 	if (!spray_rx_admits(c, p->psn, charge) ||
 	    !spray_rmem_charge(sk, charge)) {
@@ -391,15 +391,13 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 		if (!rm)
 			goto err_uncharge;
 	} else {
-		/* its fragments as many as its packets (below), if not many */
-		n = DIV_ROUND_UP(len, max(c->rx_mtu, p->data.frag_len));
-		if (n > SPRAY_RX_TAIL_MAX)
-			n = 0;
-		rm = kzalloc(struct_size(rm, data, spray_rmsg_tail_size(n)),
+		/* room for as many fragments as packets, if not many */
+		tail = n <= SPRAY_RX_TAIL_MAX ? n : 0;
+		rm = kzalloc(struct_size(rm, data, spray_rmsg_tail_size(tail)),
 			     GFP_ATOMIC);
 		if (!rm)
 			goto err_uncharge;
-		rm->tail_n = n;
+		rm->tail_n = tail;
 		/* its pages' array with the first payload copied into it */
 		rm->npages = DIV_ROUND_UP(len, PAGE_SIZE);
 	}
@@ -415,7 +413,7 @@ static struct spray_rmsg *spray_rmsg_get(struct spray_conn *c,
 	 * came first would otherwise leave a packet of credit when it
 	 * completes, which starts the next one, and so on for ever.
 	 */
-	rm->pkts_left = DIV_ROUND_UP(len, max(c->rx_mtu, p->data.frag_len));
+	rm->pkts_left = n;
 	c->rx_left_pkts += rm->pkts_left;
 	c->rx_left_msgs++;
 	c->rx_last = rm;
