@@ -267,19 +267,14 @@ int spray_pkt_parse(const void *buf, u32 len, struct spray_pkt *out)
  */
 void spray_pkt_build_frag(void *buf, const struct spray_pkt *pkt)
 {
-	u8 *b = buf;
-	__be32 v[3] = {
+	__be32 v[2] = {
 		cpu_to_be32(pkt->data.msg_id),
 		cpu_to_be32(pkt->data.msg_len),
-		cpu_to_be32(pkt->data.frag_off),
 	};
-	__be32 psn = cpu_to_be32(pkt->psn);
-	__be16 len = cpu_to_be16((u16)pkt->data.frag_len);
 
-	memcpy(b + SPRAY_OFF_PSN, &psn, sizeof(psn));
-	/* msg_id, msg_len and frag_off, then frag_len */
-	memcpy(b + SPRAY_OFF_MSG_ID, v, sizeof(v));
-	memcpy(b + SPRAY_OFF_FRAG_OFF + 4, &len, sizeof(len));
+	memcpy((u8 *)buf + SPRAY_OFF_MSG_ID, v, sizeof(v));
+	spray_pkt_build_next(buf, pkt->psn, pkt->data.frag_off,
+			     (u16)pkt->data.frag_len);
 }
 
 /**
