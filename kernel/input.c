@@ -562,19 +562,28 @@ static bool spray_rx_keepable(const struct sk_buff *skb, bool own, u32 len,
 }
 
 /*
- * Learn what a keepable packet's skb holds beyond its payload, @extra
- * (&spray_sock.rx_extra): the largest lately, falling by an eighth of the
+ * Learn what @n keepable packets in a row hold each beyond their payload,
+ * @extra (&spray_sock.rx_extra): the largest lately, falling by an eighth of the
  * difference per packet that holds less. An average left the packets of a
  * message that come in short trains (a clone's share of the train's head
  * is larger) without reservation: 20% of a bulk transfer's packets were
  * copied, 2% now (the short last fragment of each 64 KiB message).
  */
-static void spray_rx_learn_extra(struct spray_sock *ss, u32 extra)
+static void spray_rx_learn_extra(struct spray_sock *ss, u32 extra, u32 n)
 {
 	u32 cur = ss->rx_extra;
 
 	extra += SPRAY_RX_SLOT;
-	ss->rx_extra = extra >= cur ? extra : cur - (cur - extra) / 8;
+	if (!n)
+		return;
+	if (extra >= cur) {
+		ss->rx_extra = extra;
+		return;
+	}
+	/* @n packets that hold as much: an eighth each, until it stops */
+	while (n-- && cur - extra >= 8)
+		cur -= (cur - extra) / 8;
+	ss->rx_extra = cur;
 }
 
 /*
@@ -764,7 +773,7 @@ static enum skb_drop_reason spray_rcv_data(struct spray_conn *c,
 	keep = spray_rx_keepable(skb, own, p->data.frag_len,
 				 p->hdr_len + p->data.frag_len, &extra);
 	if (keep)
-		spray_rx_learn_extra(c->ss, extra);
+		spray_rx_learn_extra(c->ss, extra, 1);
 	rm = spray_rmsg_get(c, p);
 	admitted = c->rx_left_msgs > admitted;
 	if (rm == ERR_PTR(-EINVAL))
@@ -1236,9 +1245,11 @@ static const void *spray_skb_peek(const struct sk_buff *skb, u32 off,
 static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 			 u32 off, u32 seg, bool ce)
 {
-	u32 psn, fo, fl, i0, at, len, extra, first_fl, last_fl = 0, n = 0;
+	u32 psn, fo, fl, i0, at, len, win, first_fl, last_fl = 0, n = 0;
+	u32 bytes = 0, extras = 0, xlen = 0, xextra = 0, xn = 0, fn;
 	u8 hdr[SPRAY_DATA_HDR_LEN] __uninitialized;
-	u32 bytes = 0, extras = 0, xlen = 0, xextra = 0;
+	/* the header the next packet must carry: @b->hdr's, but for three */
+	u8 exp[SPRAY_DATA_HDR_LEN] __aligned(8);
 	struct spray_skb_cursor cur = {};
 	struct spray_conn *c = b->c;
 	struct spray_pkt *p = &b->p;
@@ -1254,42 +1265,53 @@ static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 	if (!b->own || p->src_cid != c->peer_cid || !rm ||
 	    rm->msg_id != p->data.msg_id || rm->len != p->data.msg_len ||
 	    !rm->fmap || !rm->skbs || fo % rm->frag ||
+	    first_fl != min(rm->frag, rm->len - fo) ||
 	    spray_psn_before(psn, c->rx.high) ||
+	    psn - c->rx.cum >= SPRAY_RXWIN_BITS ||
 	    !list_empty(&ss->rx_waiting) || !list_empty(&ss->rx_turned))
 		return 0;
+	/* the packets the receive window has room for, from @psn */
+	win = SPRAY_RXWIN_BITS - (psn - c->rx.cum);
 	i0 = fo / rm->frag;
-	for (at = off; ; ) {
-		/* packet n of the run, at @at, parsed in @p */
-		fl = p->data.frag_len;
+	memcpy(exp, b->hdr, sizeof(exp));
+	/*
+	 * Packet n of the run, at @at: its psn, fragment (offset @fn, length
+	 * @fl) and header are what its predecessor's predict, checked (but
+	 * for the first, parsed in @p) in one compare with @exp
+	 */
+	for (at = off, fn = fo, fl = first_fl; ; ) {
 		if (fl != xlen) {
 			/* the full packets share one size, the last another */
+			spray_rx_learn_extra(ss, xextra, xn);
+			xn = 0;
 			if (!spray_rx_keepable(skb, true, fl, p->hdr_len + fl,
 					       &xextra))
 				break;
 			xlen = fl;
 		}
-		extra = xextra;
-		if (p->psn != psn + n || p->data.frag_off != fo + n * rm->frag ||
-		    fl != min(rm->frag, rm->len - p->data.frag_off) ||
-		    p->psn - c->rx.cum >= SPRAY_RXWIN_BITS ||
-		    test_bit(i0 + n, rm->fmap) || rm->skbs[i0 + n].skb ||
-		    extra > rm->extra_left - extras)
+		if (n >= win || test_bit(i0 + n, rm->fmap) ||
+		    rm->skbs[i0 + n].skb || xextra > rm->extra_left - extras)
 			break;
-		spray_rx_learn_extra(ss, extra);
-		extras += extra;
+		extras += xextra;
+		xn++;
 		bytes += fl;
 		last_fl = fl;
 		n++;
 		at += p->hdr_len + fl;
-		if (at >= skb->len)
+		fn += fl;
+		if (at >= skb->len || fn >= rm->len)
 			break;
+		fl = min(rm->frag, rm->len - fn);
 		len = min(seg, skb->len - at);
+		if (len != SPRAY_DATA_HDR_LEN + fl)
+			break;
+		spray_pkt_build_next(exp, psn + n, fn, fl);
 		/* most often in the frag of the header before */
-		hp = spray_skb_peek(skb, at, min_t(u32, len, sizeof(hdr)), hdr,
-				    &cur);
-		if (!hp || spray_pkt_parse_next(hp, len, b->hdr, p))
+		hp = spray_skb_peek(skb, at, SPRAY_DATA_HDR_LEN, hdr, &cur);
+		if (!hp || !spray_pkt_data_hdr_eq(hp, exp))
 			break;
 	}
+	spray_rx_learn_extra(ss, xextra, xn);
 	/* @p as the run's last packet: its psn, fragment, and all else */
 	p->psn = psn + n - 1;
 	p->data.frag_off = fo + (n - 1) * rm->frag;

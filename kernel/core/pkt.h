@@ -197,4 +197,26 @@ static inline void spray_pkt_build_next(void *buf, u32 psn, u32 frag_off,
 	memcpy(b + SPRAY_OFF_FRAG_OFF + 4, &len, sizeof(len));
 }
 
+/**
+ * spray_pkt_data_hdr_eq() - are two DATA headers the same bytes?
+ * @a: SPRAY_DATA_HDR_LEN bytes (any alignment)
+ * @b: as many
+ *
+ * A word at a time, inline: a train's next packet checked against the
+ * header its predecessor's predicts for it (spray_pkt_build_next()) in
+ * one compare, not field by field.
+ *
+ * Return: true if all their bytes are equal.
+ */
+static inline bool spray_pkt_data_hdr_eq(const void *a, const void *b)
+{
+	u64 x[SPRAY_DATA_HDR_LEN / 8], y[SPRAY_DATA_HDR_LEN / 8];
+
+	BUILD_BUG_ON(SPRAY_DATA_HDR_LEN != 6 * 8);
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
+		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
+}
+
 #endif /* _SPRAY_PKT_H */

@@ -410,3 +410,34 @@ TEST(spray_pkt_build_frag_next__the_train_header_made_each_packets)
 		}
 	}
 }
+
+/*
+ * The receiver's check of a train's next packet (spray_rcv_run()): the
+ * header its predecessor's predicts (spray_pkt_build_next() with the next
+ * psn and fragment) is the packet's, at any alignment, and no byte of the
+ * packet's header may differ from it, the psn and fragment included.
+ */
+TEST(spray_pkt_data_hdr_eq__a_train_packet_as_predicted_and_no_other)
+{
+	static u8 prev[256], cur[256], exp[64], odd[64];
+	u32 i, b;
+	int len;
+
+	build_train_pkt(prev, 0, 100, 350);
+	for (i = 1; i < 4; i++) {
+		len = build_train_pkt(cur, i, 100, 350);
+		EXPECT(len > SPRAY_DATA_HDR_LEN);
+		memcpy(exp + 8, prev, SPRAY_DATA_HDR_LEN);
+		spray_pkt_build_next(exp + 8, 0xfffffffe + i, i * 100,
+				     i < 3 ? 100 : 50);
+		memcpy(odd + 3, cur, SPRAY_DATA_HDR_LEN);
+		EXPECT(spray_pkt_data_hdr_eq(odd + 3, exp + 8));
+		/* the previous packet's header is not the next one's */
+		EXPECT(!spray_pkt_data_hdr_eq(prev, exp + 8));
+		for (b = 0; b < SPRAY_DATA_HDR_LEN; b++) {
+			odd[3 + b] ^= 0x40;
+			EXPECT(!spray_pkt_data_hdr_eq(odd + 3, exp + 8));
+			odd[3 + b] ^= 0x40;
+		}
+	}
+}
