@@ -1046,12 +1046,24 @@ void spray_queue_nacks(struct spray_conn *c, u64 now,
 		spray_queue_nack(c, nk[i].psn, nk[i].count, SPRAY_NACK_LOSS, q);
 }
 
+/*
+ * Send what a locked section queued, with bottom halves held off: from a
+ * task (sendmsg(), a read that opens a window, close), each skb's
+ * transmission would otherwise run the softirqs when it lets them go, and
+ * on a veth the receiver's whole path (net_rx_action() and all) ran once
+ * per skb; now once for the queue. In a softirq (the receive path, the
+ * timer) it only nests.
+ */
 void spray_xmit_queue(struct spray_net *sn, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 
+	if (skb_queue_empty(q))
+		return;
+	local_bh_disable();
 	while ((skb = __skb_dequeue(q)))
 		spray_udp_xmit(sn, skb);
+	local_bh_enable();
 }
 
 /**
