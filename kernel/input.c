@@ -563,11 +563,12 @@ static bool spray_rx_keepable(const struct sk_buff *skb, bool own, u32 len,
 
 /*
  * Learn what @n keepable packets in a row hold each beyond their payload,
- * @extra (&spray_sock.rx_extra): the largest lately, falling by an eighth of the
- * difference per packet that holds less. An average left the packets of a
- * message that come in short trains (a clone's share of the train's head
- * is larger) without reservation: 20% of a bulk transfer's packets were
- * copied, 2% now (the short last fragment of each 64 KiB message).
+ * @extra (&spray_sock.rx_extra): the largest lately, falling by an eighth
+ * of the difference per packet that holds less. An average left the
+ * packets of a message that come in short trains (a clone's share of the
+ * train's head is larger) without reservation: 20% of a bulk transfer's
+ * packets were copied, 2% now (the short last fragment of each 64 KiB
+ * message).
  */
 static void spray_rx_learn_extra(struct spray_sock *ss, u32 extra, u32 n)
 {
