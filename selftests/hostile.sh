@@ -121,20 +121,11 @@ spray_lib_check "nothing was delivered to the socket" [ "$(stat2 rx-msgs)" = 0 ]
 # message's first fragment mid-train (its others in a train after). Each
 # message arrives exactly once, intact, and the trains were not cut up.
 forge_trains() {
-	ip netns exec "$h1" python3 - <<'PY'
-import socket, struct
-M = (1 << 64) - 1
-def content(n, seq, seed):
-    x = ((((seed << 32) | seq) * 0x9e3779b97f4a7c15) + n) & M
-    b = bytearray(n)
-    for i in range(n):
-        if not i & 7:
-            x ^= x >> 31
-            x = (x * 0xbf58476d1ce4e5b9) & M
-            x ^= x >> 27
-        b[i] = (x >> ((i & 7) * 8)) & 0xff
-    b[0:16] = struct.pack("<IIII", 0x53505259, seq, n, seed)
-    return bytes(b)
+	ip netns exec "$h1" python3 - "$here/spray_msg" <<'PY'
+import socket, struct, subprocess, sys
+def content(n, seq, seed):	# as spray_msg sends message seq
+    return subprocess.run([sys.argv[1], "content", str(seq), str(n), str(seed)],
+                          check=True, capture_output=True).stdout
 L, F, SEED, CID = 12000, 1000, 5, 0xa000
 msgs = {m: content(L, m - 1, SEED) for m in range(1, 5)}
 def pkt(psn, m, f, ts=1, flags=0):

@@ -24,6 +24,9 @@
  *       more), wait for it to come back (30 s at most), check it, COUNT
  *       times; prints "asked N answered A bad X seconds S"; exit 0 if
  *       every answer came back intact, in order.
+ *   spray_msg content SEQ LEN SEED
+ *       write message SEQ's LEN bytes (as send makes them) to standard
+ *       output, for a forger of packets (hostile.sh).
  *   With SPRAY_HOLD=1 in the environment, send and recv keep the socket
  *   open after their work until standard input closes.
  *   spray_msg fail ADDR PORT DADDR DPORT TIMEOUT_S
@@ -442,6 +445,16 @@ int main(int argc, char **argv)
 	struct sockaddr_spray me;
 	int fd, size = 64 << 20;
 
+	if (argc == 5 && !strcmp(argv[1], "content")) {
+		uint32_t len = (uint32_t)atoi(argv[3]);
+		unsigned char *buf = len <= MAXLEN ? malloc(len ?: 1) : NULL;
+
+		if (!buf)
+			return 2;
+		content(buf, len, (uint32_t)atoi(argv[2]),
+			(uint32_t)atoi(argv[4]));
+		return fwrite(buf, 1, len, stdout) == len ? 0 : 1;
+	}
 	if (argc < 5) {
 		fprintf(stderr, "usage: see the top of spray_msg.c\n");
 		return 2;
