@@ -111,6 +111,48 @@ spray_lib_check "repeated, overlapping, off-grid and tiny fragments: drop-frag (
 ip netns exec "$h2" "$SC" -t stats | grep -v "	0$" | sed "s/^/# /"
 spray_lib_check "nothing was delivered to the socket" [ "$(stat2 rx-msgs)" = 0 ]
 
+# ---- NACKs to packets that no connection expects are rate-limited per
+# source: a flood with a forged source address is not reflected at it
+FLOOD=$here/spray_flood
+before=$(stat2 no-socket); limited=$(stat2 drop-nack-ratelimit)
+t0=$(date +%s%N)
+ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7999 -n 1000 synfull >/dev/null
+spray_lib_busywait 10000 eval '[ $(( $(stat2 no-socket) - before )) -ge 1000 ]'
+secs=$(( ($(date +%s%N) - t0 + 999999999) / 1000000000 ))
+answered=$(( 1000 - ($(stat2 drop-nack-ratelimit) - limited) ))
+spray_lib_check "1000 DATA packets to an unbound port: $answered NACKs in ${secs} s (20 at once, 20 a second)" \
+	[ "$answered" -ge 1 -a "$answered" -le $((20 + 20 * secs + 5)) ]
+spray_lib_check "  a real sender still learns that nobody listens there" \
+	ip netns exec "$h1" "$here/spray_msg" fail 10.0.1.1 7300 10.0.1.2 7999 10
+
+# ---- a forged SYN cannot take a live connection from its real peer: a
+# transfer h1 -> h2 goes on while SYNs from h1's address and spray port,
+# each a new incarnation with a far-future timestamp, claim its connection.
+# Many, fast, while the real DATA keeps coming: a SYN taken on one CPU just
+# after the real sender's DATA on the other is the case that once replaced
+# the incarnation (the clock read before the socket lock: in each of 8
+# rounds on 6.1 and 6.12, 3 to 56 resets, and a message delivered twice or
+# the real sender locked out).
+resets=$(stat2 conn-reset)
+spray_lib_hold_start RX \
+	ip netns exec "$h2" "$here/spray_msg" recv 10.0.1.2 7001 2000 fixed:1000 1 $((60 * ${SPRAY_TIMEOUT_MULT:-1}))
+ip netns exec "$h1" "$here/spray_msg" send 10.0.1.1 7100 10.0.1.2 7001 2000 fixed:1000 1 400 \
+	>"$tmp/lock.send" 2>&1 &
+sender=$!
+spray_lib_busywait 10000 eval '[ "$(stat2 rx-msgs)" -ge 3 ]'
+ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7001 -S 7100 \
+	-t 18446744073709551615 -n 20000 -r 5000 syn >"$tmp/lock.flood"
+wait $sender
+rc=$?
+sed 's/^/# sender: /' "$tmp/lock.send"
+sed 's/^/# flood: /' "$tmp/lock.flood"
+spray_lib_check "  the real sender's 2000 messages acknowledged, none failed" [ $rc -eq 0 ]
+spray_lib_check "  and received, each once" spray_lib_hold_stop RX
+spray_lib_check \
+	"  its incarnation was never replaced: conn-reset $resets, now $(stat2 conn-reset)" \
+	[ "$(stat2 conn-reset)" = "$resets" ]
+RX_FD=
+
 # ---- trains whose headers stop being what the one before predicts: a
 # receiver takes a train's followers as one run while each header is its
 # predecessor's but for psn and fragment (spray_rcv_run()), and any other
@@ -161,48 +203,6 @@ spray_lib_check "  all 48 packets counted ($(( $(stat2 rx-pkts) - pkts )))" \
 	[ $(( $(stat2 rx-pkts) - pkts )) -ge 48 ]
 spray_lib_check "  in at most 6 skbs: the trains came whole ($(( $(stat2 rx-trains) - trains )))" \
 	[ $(( $(stat2 rx-trains) - trains )) -le 6 ]
-
-# ---- NACKs to packets that no connection expects are rate-limited per
-# source: a flood with a forged source address is not reflected at it
-FLOOD=$here/spray_flood
-before=$(stat2 no-socket); limited=$(stat2 drop-nack-ratelimit)
-t0=$(date +%s%N)
-ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7999 -n 1000 synfull >/dev/null
-spray_lib_busywait 10000 eval '[ $(( $(stat2 no-socket) - before )) -ge 1000 ]'
-secs=$(( ($(date +%s%N) - t0 + 999999999) / 1000000000 ))
-answered=$(( 1000 - ($(stat2 drop-nack-ratelimit) - limited) ))
-spray_lib_check "1000 DATA packets to an unbound port: $answered NACKs in ${secs} s (20 at once, 20 a second)" \
-	[ "$answered" -ge 1 -a "$answered" -le $((20 + 20 * secs + 5)) ]
-spray_lib_check "  a real sender still learns that nobody listens there" \
-	ip netns exec "$h1" "$here/spray_msg" fail 10.0.1.1 7300 10.0.1.2 7999 10
-
-# ---- a forged SYN cannot take a live connection from its real peer: a
-# transfer h1 -> h2 goes on while SYNs from h1's address and spray port,
-# each a new incarnation with a far-future timestamp, claim its connection.
-# Many, fast, while the real DATA keeps coming: a SYN taken on one CPU just
-# after the real sender's DATA on the other is the case that once replaced
-# the incarnation (the clock read before the socket lock: in each of 8
-# rounds on 6.1 and 6.12, 3 to 56 resets, and a message delivered twice or
-# the real sender locked out).
-resets=$(stat2 conn-reset)
-spray_lib_hold_start RX \
-	ip netns exec "$h2" "$here/spray_msg" recv 10.0.1.2 7001 2000 fixed:1000 1 $((60 * ${SPRAY_TIMEOUT_MULT:-1}))
-ip netns exec "$h1" "$here/spray_msg" send 10.0.1.1 7100 10.0.1.2 7001 2000 fixed:1000 1 400 \
-	>"$tmp/lock.send" 2>&1 &
-sender=$!
-spray_lib_busywait 10000 eval '[ "$(stat2 rx-msgs)" -ge 3 ]'
-ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7001 -S 7100 \
-	-t 18446744073709551615 -n 20000 -r 5000 syn >"$tmp/lock.flood"
-wait $sender
-rc=$?
-sed 's/^/# sender: /' "$tmp/lock.send"
-sed 's/^/# flood: /' "$tmp/lock.flood"
-spray_lib_check "  the real sender's 2000 messages acknowledged, none failed" [ $rc -eq 0 ]
-spray_lib_check "  and received, each once" spray_lib_hold_stop RX
-spray_lib_check \
-	"  its incarnation was never replaced: conn-reset $resets, now $(stat2 conn-reset)" \
-	[ "$(stat2 conn-reset)" = "$resets" ]
-RX_FD=
 
 # ---- packets not valid for a connection (ACKs and NACKs naming another
 # incarnation, PROBEs of one it does not have) do not keep it alive: it
