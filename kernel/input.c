@@ -677,14 +677,16 @@ static void spray_rx_challenge(struct spray_conn *c,
  * it? A packet without SYN of another incarnation is answered with NACK
  * NO_CONN (the sender starts again). A SYN replaces the current
  * incarnation if that one is silent (SPRAY_STALE_NS), or if it is newer
- * (its sender timestamp) and, when the current one is verified (its sender
- * proved it hears our ACKs: spray_rx_accepted()), plausible: the peer's
- * clock cannot run ahead of ours by more than SPRAY_TS_SLACK_NS. So late
- * packets of an old incarnation, and forged ones with a far-future
- * timestamp, never replace the real peer's. Any other SYN is challenged
- * (spray_rx_challenge()): a real peer whose incarnation was displaced by a
- * forgery, or whose clock went back (a reboot), answers and is adopted; a
- * forgery cannot lock it out.
+ * (its sender timestamp) and plausible: the peer's clock cannot run ahead
+ * of ours by more than SPRAY_TS_SLACK_NS. So late packets of an old
+ * incarnation, and forged ones with a far-future timestamp, never replace
+ * the real peer's, verified (its sender proved it hears our ACKs:
+ * spray_rx_accepted()) or not yet (its first round trip: a forged SYN that
+ * took it then would leave the real sender's next DATA, no longer a SYN,
+ * without a connection, and the forgery's timestamp ahead of the real
+ * sender's new one). Any other SYN is challenged (spray_rx_challenge()):
+ * a real peer whose clock went back (a reboot), or whose incarnation a
+ * forgery took before it arrived, answers and is adopted.
  */
 static enum skb_drop_reason spray_rx_incarnation(struct spray_conn *c,
 						 const struct spray_pkt *p,
@@ -714,8 +716,7 @@ static enum skb_drop_reason spray_rx_incarnation(struct spray_conn *c,
 	}
 	if (c->peer_cid && now - c->rx_last_ns < SPRAY_STALE_NS &&
 	    (ts <= c->peer_last_ts ||
-	     (c->rx_verified && ts - c->peer_last_ts >
-	      now - c->rx_last_ns + SPRAY_TS_SLACK_NS))) {
+	     ts - c->peer_last_ts > now - c->rx_last_ns + SPRAY_TS_SLACK_NS)) {
 		spray_rx_challenge(c, p, now, q);
 		return spray_drop(sn, SPRAY_DROP_STALE);
 	}
