@@ -132,14 +132,15 @@ spray_lib_check "  a real sender still learns that nobody listens there" \
 # after the real sender's DATA on the other is the case that once replaced
 # the incarnation (the clock read before the socket lock: in each of 8
 # rounds on 6.1 and 6.12, 3 to 56 resets, and a message delivered twice or
-# the real sender locked out).
-resets=$(stat2 conn-reset)
+# the real sender locked out). The flood starts once three of this
+# transfer's messages are in (the counter is the namespace's).
+resets=$(stat2 conn-reset); msgs=$(stat2 rx-msgs)
 spray_lib_hold_start RX \
 	ip netns exec "$h2" "$here/spray_msg" recv 10.0.1.2 7001 2000 fixed:1000 1 $((60 * ${SPRAY_TIMEOUT_MULT:-1}))
 ip netns exec "$h1" "$here/spray_msg" send 10.0.1.1 7100 10.0.1.2 7001 2000 fixed:1000 1 400 \
 	>"$tmp/lock.send" 2>&1 &
 sender=$!
-spray_lib_busywait 10000 eval '[ "$(stat2 rx-msgs)" -ge 3 ]'
+spray_lib_busywait 10000 eval '[ $(( $(stat2 rx-msgs) - msgs )) -ge 3 ]'
 ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7001 -S 7100 \
 	-t 18446744073709551615 -n 20000 -r 5000 syn >"$tmp/lock.flood"
 wait $sender
@@ -152,6 +153,48 @@ spray_lib_check \
 	"  its incarnation was never replaced: conn-reset $resets, now $(stat2 conn-reset)" \
 	[ "$(stat2 conn-reset)" = "$resets" ]
 RX_FD=
+
+# ---- nor one whose sender has not echoed our id yet (its first round
+# trip: the incarnation is not verified). Forged here, so that it stays
+# unverified: incarnation A's first packet (a SYN); a SYN of another from
+# far ahead in time, challenged and dropped as stale; A's second packet,
+# no longer a SYN, completes A's message. Then incarnation B, a sender
+# that restarted half a second later (its timestamps go on), does replace
+# A and delivers its message. (Before the plausibility check covered the
+# unverified, the far-future SYN took A: its second packet found no
+# connection, and B, older than the forgery, was only challenged.)
+forge_unverified() {
+	ip netns exec "$h1" python3 - "$here/spray_msg" <<'PY'
+import socket, struct, subprocess, sys
+def content(n, seq, seed):	# as spray_msg sends message seq
+    return subprocess.run([sys.argv[1], "content", str(seq), str(n), str(seed)],
+                          check=True, capture_output=True).stdout
+L, F, SEED, T = 2000, 1000, 7, 10**12
+msgs = [content(L, seq, SEED) for seq in range(2)]
+def pkt(cid, psn, seq, f, ts, syn):
+    h = struct.pack(">BBHHHIIIHH", 1, 1, syn, 5001, 7003, cid, 0, cid + psn, 50000, 0)
+    d = struct.pack(">IIIHHQ", 1, L, f * F, F, 0, ts)
+    return h + d + msgs[seq][f * F:(f + 1) * F]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for p in (pkt(0xb000, 0, 0, 0, T, 1),			# A opens
+          pkt(0xb100, 0, 1, 0, (1 << 64) - 1, 1),	# far ahead: challenged
+          pkt(0xb000, 1, 0, 1, T + 1000, 0),		# A goes on
+          pkt(0xc000, 0, 1, 0, T + 500000000, 1),	# B: A's sender restarted
+          pkt(0xc000, 1, 1, 1, T + 500001000, 0)):
+    s.sendto(p, ("10.0.1.2", 4797))
+PY
+}
+resets=$(stat2 conn-reset); stale=$(stat2 drop-stale)
+spray_lib_hold_start UV \
+	ip netns exec "$h2" "$here/spray_msg" recv 10.0.1.2 7003 2 fixed:2000 7 $((30 * ${SPRAY_TIMEOUT_MULT:-1}))
+forge_unverified
+spray_lib_check "an unverified incarnation: its message and its successor's, each once" \
+	spray_lib_hold_stop UV
+spray_lib_check "  replaced once, by its successor (conn-reset +$(( $(stat2 conn-reset) - resets )))" \
+	[ $(( $(stat2 conn-reset) - resets )) -eq 1 ]
+spray_lib_check "  the far-future SYN dropped as stale (+$(( $(stat2 drop-stale) - stale )))" \
+	[ $(( $(stat2 drop-stale) - stale )) -ge 1 ]
+UV_FD=
 
 # ---- trains whose headers stop being what the one before predicts: a
 # receiver takes a train's followers as one run while each header is its
