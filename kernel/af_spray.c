@@ -685,6 +685,7 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&ss->tsq_conns);
 	INIT_WORK(&ss->tsq_work, spray_tsq_work);
 	spray_sock_init_linger(ss);
+	ss->no_pinet6 = NULL;	/* zeroed by sk_alloc(): said, not done */
 	ss->sn = spray_net(net);
 	ss->cc_mode = READ_ONCE(ss->sn->cfg.cc_mode);
 	return 0;
@@ -711,6 +712,9 @@ int spray_af_init(void)
 	BUILD_BUG_ON(sizeof(struct sockaddr_spray) >
 		     sizeof(struct sockaddr_storage));
 	BUILD_BUG_ON(AF_SPRAY >= AF_MAX);
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_IPV6) &&
+		     offsetof(struct spray_sock, no_pinet6) !=
+		     offsetof(struct inet_sock, pinet6));
 
 	/* as udp_mem: an eighth of the memory, pressure at 3/4 of it */
 	limit = max(nr_free_buffer_pages() / 8, 128UL);

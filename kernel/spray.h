@@ -287,6 +287,12 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
 /**
  * struct spray_sock - an AF_SPRAY socket
  * @sk: the generic socket, first member
+ * @no_pinet6: NULL, where an inet_sock keeps its IPv6 options (pinet6):
+ *	the IPv6 output reads the skb's socket as an inet one
+ *	(ip6_skb_dst_mtu(), ip6_fragment() through inet6_sk(skb->sk)), and
+ *	our packets' skb->sk is this socket, so that it finds no options
+ *	(the route's path MTU, no fragment size) instead of reading @sn as
+ *	them
  * @sn: spray_net() of the socket's namespace (which outlives it), read
  *	on every packet without net_generic()
  * @bind_node: link in &spray_net.ports while bound
@@ -351,6 +357,7 @@ void spray_mib_read(struct spray_net *sn, struct spray_mib *out);
  */
 struct spray_sock {
 	struct sock		sk;
+	void			*no_pinet6;
 	struct spray_net	*sn;
 	struct hlist_node	bind_node;
 	bool			bound;
