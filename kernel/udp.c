@@ -110,6 +110,24 @@ static void spray_udp_data_ready(struct sock *sk)
 }
 
 /*
+ * An ICMP error about a datagram we sent (net/ipv{4,6}/udp.c, for a
+ * socket bound to its destination port: UDP_GRO made the lookup a tunnel's
+ * one): ours if it quotes an AF_SPRAY header, or too little to tell. UDP
+ * then applies it to the route: an ICMPv6 Packet Too Big lowers the path
+ * MTU towards the peer, which the IPv6 packets are then fragmented to
+ * (ignore_df in __spray_udp_xmit()), as a UDP socket's are. Return: 0 if
+ * ours.
+ */
+static int spray_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
+{
+	u8 *ver, buf;
+
+	ver = skb_header_pointer(skb, skb_transport_offset(skb) +
+				 sizeof(struct udphdr), 1, &buf);
+	return ver && *ver != SPRAY_WIRE_VERSION ? -ENOENT : 0;
+}
+
+/*
  * A plain UDP socket, not a tunnel socket: on the kernels of the matrix a
  * tunnel socket's encap_rcv never sees a GSO skb (UDP cuts it up first,
  * "udp: do not accept non-tunnel GSO skbs landing in a tunnel"), while a
@@ -155,6 +173,7 @@ static int spray_udp_open(struct spray_net *sn, int family, u16 port,
 	rcu_assign_sk_user_data(sk, sn);
 	sk->sk_data_ready = spray_udp_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(udp_sk(sk)->encap_err_lookup, spray_udp_err_lookup);
 	*sockp = sock;
 	return 0;
 }
@@ -552,6 +571,13 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 				goto drop;
 			}
 		}
+		/*
+		 * Fragmented to the path MTU where it is below the packet
+		 * (an ICMPv6 Packet Too Big lowered it: spray_udp_err_lookup())
+		 * rather than dropped, as a UDP socket's datagrams are
+		 * (IPV6_PMTUDISC_WANT); IPv4 packets leave without DF.
+		 */
+		skb->ignore_df = 1;
 		/* no tunnel device: dev NULL, no device statistics */
 		udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &fl6.saddr,
 				     &fl6.daddr, INET_ECN_ECT_0,

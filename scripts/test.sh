@@ -167,7 +167,7 @@ vm_suite() {
 # shellcheck disable=SC2034 # read through ${!tests} in debug_suite
 DEBUG_CI_1="socket_test transfer_test reliability_test stress_test security.sh tsq.sh trains.sh"
 # shellcheck disable=SC2034
-DEBUG_CI_2="hostile_local netns.sh hostile.sh trace.sh module.sh netlink.sh"
+DEBUG_CI_2="hostile_local netns.sh pmtu.sh hostile.sh trace.sh module.sh netlink.sh"
 vms=("${kvers[@]}")
 left=$((55 * 60 - SECONDS - 38 * 60))
 if [ $debug = 0 ] || [ $# -gt 0 ]; then
