@@ -125,6 +125,29 @@ spray_lib_check "1000 DATA packets to an unbound port: $answered NACKs in ${secs
 spray_lib_check "  a real sender still learns that nobody listens there" \
 	ip netns exec "$h1" "$here/spray_msg" fail 10.0.1.1 7300 10.0.1.2 7999 10
 
+# forgemsg.py: DATA packets of spray_msg's messages, for the forgers below
+# (python3 with PYTHONPATH=$tmp), sent from h1 to h2's UDP port
+cat >"$tmp/forgemsg.py" <<PY
+import socket, struct, subprocess
+SPRAY_MSG = "$here/spray_msg"
+DST = ("10.0.1.2", 4797)
+_s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+def content(n, seq, seed):	# message seq's n bytes, as spray_msg sends them
+    return subprocess.run([SPRAY_MSG, "content", str(seq), str(n), str(seed)],
+                          check=True, capture_output=True).stdout
+def data_pkt(sport, dport, cid, psn, msg_id, msg, frag, f, ts, flags):
+    """fragment f (of frag bytes) of msg, psn the incarnation's psn-th"""
+    h = struct.pack(">BBHHHIIIHH", 1, 1, flags, sport, dport, cid, 0, cid + psn, 50000, 0)
+    d = struct.pack(">IIIHHQ", msg_id, len(msg), f * frag, frag, 0, ts)
+    return h + d + msg[f * frag:(f + 1) * frag]
+def send(p):
+    _s.sendto(p, DST)
+def send_train(ps):	# one UDP GSO skb: the veth carries it whole
+    _s.setsockopt(socket.SOL_UDP, 103, len(ps[0]))	# UDP_SEGMENT
+    _s.sendto(b"".join(ps), DST)
+    _s.setsockopt(socket.SOL_UDP, 103, 0)
+PY
+
 # ---- a forged SYN cannot take a live connection from its real peer: a
 # transfer h1 -> h2 goes on while SYNs from h1's address and spray port,
 # each a new incarnation with a far-future timestamp, claim its connection.
@@ -164,24 +187,18 @@ RX_FD=
 # unverified, the far-future SYN took A: its second packet found no
 # connection, and B, older than the forgery, was only challenged.)
 forge_unverified() {
-	ip netns exec "$h1" python3 - "$here/spray_msg" <<'PY'
-import socket, struct, subprocess, sys
-def content(n, seq, seed):	# as spray_msg sends message seq
-    return subprocess.run([sys.argv[1], "content", str(seq), str(n), str(seed)],
-                          check=True, capture_output=True).stdout
+	ip netns exec "$h1" env PYTHONPATH="$tmp" python3 - <<'PY'
+from forgemsg import content, data_pkt, send
 L, F, SEED, T = 2000, 1000, 7, 10**12
 msgs = [content(L, seq, SEED) for seq in range(2)]
 def pkt(cid, psn, seq, f, ts, syn):
-    h = struct.pack(">BBHHHIIIHH", 1, 1, syn, 5001, 7003, cid, 0, cid + psn, 50000, 0)
-    d = struct.pack(">IIIHHQ", 1, L, f * F, F, 0, ts)
-    return h + d + msgs[seq][f * F:(f + 1) * F]
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    return data_pkt(5001, 7003, cid, psn, 1, msgs[seq], F, f, ts, syn)
 for p in (pkt(0xb000, 0, 0, 0, T, 1),			# A opens
           pkt(0xb100, 0, 1, 0, (1 << 64) - 1, 1),	# far ahead: challenged
           pkt(0xb000, 1, 0, 1, T + 1000, 0),		# A goes on
           pkt(0xc000, 0, 1, 0, T + 500000000, 1),	# B: A's sender restarted
           pkt(0xc000, 1, 1, 1, T + 500001000, 0)):
-    s.sendto(p, ("10.0.1.2", 4797))
+    send(p)
 PY
 }
 resets=$(stat2 conn-reset); stale=$(stat2 drop-stale)
@@ -206,25 +223,13 @@ UV_FD=
 # message's first fragment mid-train (its others in a train after). Each
 # message arrives exactly once, intact, and the trains were not cut up.
 forge_trains() {
-	ip netns exec "$h1" python3 - "$here/spray_msg" <<'PY'
-import socket, struct, subprocess, sys
-def content(n, seq, seed):	# as spray_msg sends message seq
-    return subprocess.run([sys.argv[1], "content", str(seq), str(n), str(seed)],
-                          check=True, capture_output=True).stdout
+	ip netns exec "$h1" env PYTHONPATH="$tmp" python3 - <<'PY'
+from forgemsg import content, data_pkt, send, send_train
 L, F, SEED, CID = 12000, 1000, 5, 0xa000
 msgs = {m: content(L, m - 1, SEED) for m in range(1, 5)}
 def pkt(psn, m, f, ts=1, flags=0):
-    h = struct.pack(">BBHHHIIIHH", 1, 1, flags, 5000, 7002, CID, 0, CID + psn, 50000, 0)
-    d = struct.pack(">IIIHHQ", m, L, f * F, F, 0, ts)
-    return h + d + msgs[m][f * F:(f + 1) * F]
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-dst = ("10.0.1.2", 4797)
-def one(p):
-    s.sendto(p, dst)
-def train(ps):
-    s.setsockopt(socket.SOL_UDP, 103, len(ps[0]))	# UDP_SEGMENT
-    s.sendto(b"".join(ps), dst)
-    s.setsockopt(socket.SOL_UDP, 103, 0)
+    return data_pkt(5000, 7002, CID, psn, m, msgs[m], F, f, ts, flags)
+one, train = send, send_train
 one(pkt(0, 1, 0, flags=1))				# SYN: the connection
 train([pkt(f, 1, f, ts=2 if f == 5 else 1) for f in range(1, 12)])
 train([pkt(12 + f, 2, f) for f in range(5)] + [pkt(16, 2, 4)] +
