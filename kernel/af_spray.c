@@ -685,7 +685,7 @@ static int spray_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&ss->tsq_conns);
 	INIT_WORK(&ss->tsq_work, spray_tsq_work);
 	spray_sock_init_linger(ss);
-	ss->no_pinet6 = NULL;	/* zeroed by sk_alloc(): said, not done */
+	ss->no_pinet6 = NULL;	/* zero already (sk_alloc()): for the reader */
 	ss->sn = spray_net(net);
 	ss->cc_mode = READ_ONCE(ss->sn->cfg.cc_mode);
 	return 0;
