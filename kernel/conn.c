@@ -1367,6 +1367,7 @@ int spray_tx_restart(struct spray_conn *c)
 	spray_txwin_cfg_net(sn, &tcfg);
 	c->local_cid = spray_new_cid();
 	c->synced = false;
+	c->soft_err = 0;
 	c->peer_ack_cid = 0;
 	c->next_msg_id = 0;
 	err = spray_txwin_init(&c->tw, c->ring, SPRAY_TX_RING, c->local_cid,

@@ -262,6 +262,9 @@ struct spray_tmsg {
  *	send): an RTO probes it first (SPRAY_CAP_ANSWER_PROBE)
  * @rto_probed: an RTO expiry probed (answer probe) and no ACK came since:
  *	the first that acknowledges nothing new declares the rest lost
+ * @soft_err: the last ICMP error about this incarnation's packets since
+ *	an ACK brought progress (an errno, 0 if none): what its messages fail
+ *	with instead of ETIMEDOUT if they time out (TCP's sk_err_soft)
  * @peer_ack_cid: the src_cid of the peer's ACKs for this incarnation, put
  *	in our DATA's dst_cid: proof to the peer that we hear its ACKs
  * @next_msg_id: number of the next message queued
@@ -353,6 +356,7 @@ struct spray_conn {
 	bool			synced;
 	bool			peer_answers;
 	bool			rto_probed;
+	u8			soft_err;
 	u32			peer_ack_cid;
 	u32			next_msg_id;
 	struct list_head	tmsgs;
@@ -510,6 +514,12 @@ int spray_tx_restart(struct spray_conn *c);
 bool spray_wmem_charge(struct sock *sk, u32 size);
 void spray_wmem_uncharge(struct sock *sk, u32 size);
 void spray_write_space(struct sock *sk);
+
+/* Why @c's messages time out: ETIMEDOUT, or what ICMP said meanwhile. */
+static inline int spray_conn_timeout_err(const struct spray_conn *c)
+{
+	return c->soft_err ?: ETIMEDOUT;
+}
 
 /* output.c: packets out */
 u32 spray_conn_grant(struct spray_conn *c);

@@ -878,6 +878,7 @@ static enum skb_drop_reason spray_rcv_ack(struct spray_conn *c,
 	 */
 	if (sum.pkts) {
 		c->rto_probed = false;
+		c->soft_err = 0;
 	} else if (c->rto_probed && spray_txwin_rto_deadline(&c->tw) &&
 		   !c->tw.failed) {
 		spray_conn_rto(c, now, true);
@@ -888,7 +889,7 @@ static enum skb_drop_reason spray_rcv_ack(struct spray_conn *c,
 	c->last_active_ns = now;
 	spray_nscc_on_ack(&c->nscc, &c->cc, &sum, c->tw.min_rtt_ns, now);
 	if (c->tw.failed)
-		spray_tx_fail_all(c, ETIMEDOUT);
+		spray_tx_fail_all(c, spray_conn_timeout_err(c));
 	else
 		spray_write_space(&c->ss->sk);
 	return SKB_NOT_DROPPED_YET;
@@ -943,7 +944,7 @@ static enum skb_drop_reason spray_rcv_nack(struct spray_conn *c,
 	}
 	if (ret != -ECONNRESET) {
 		if (c->tw.failed)
-			spray_tx_fail_all(c, ETIMEDOUT);
+			spray_tx_fail_all(c, spray_conn_timeout_err(c));
 		return SKB_NOT_DROPPED_YET;
 	}
 	/*
@@ -1474,6 +1475,51 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
 		b->next_ok = true;
 	}
 	return drop;
+}
+
+/**
+ * spray_conn_icmp_err() - an ICMP error about a packet of ours
+ * @sn: the namespace
+ * @local: the address the packet left from, port the sending socket's
+ * @peer: its destination, port the peer's spray port
+ * @hdr: the first bytes of the AF_SPRAY header the error quotes
+ * @err: what the error means (ECONNREFUSED for a port unreachable)
+ * @fatal: it ends a connection being opened (spray_icmp_err())
+ *
+ * For the connection whose incarnation the quoted header names (a forger
+ * off the path must guess its random id). A fatal error (a port
+ * unreachable: nothing takes AF_SPRAY on the peer's UDP port, the module
+ * not loaded there, nothing ever bound, another ``udp-port``) fails its
+ * messages, as a NACK NO_CONN does, if the peer never acknowledged the
+ * incarnation. Any other, or once acknowledged, is left to the
+ * retransmissions, as TCP leaves it once established: the messages fail
+ * with it instead of ETIMEDOUT if they time out before an ACK brings
+ * progress (a host unreachable: EHOSTUNREACH). Softirq, under
+ * rcu_read_lock().
+ */
+void spray_conn_icmp_err(struct spray_net *sn, const struct spray_addr *local,
+			 const struct spray_addr *peer,
+			 const struct spray_hdr *hdr, int err, bool fatal)
+{
+	struct spray_sock *ss;
+	struct spray_conn *c;
+
+	if (hdr->type != SPRAY_T_DATA && hdr->type != SPRAY_T_PROBE)
+		return;
+	ss = spray_sock_lookup_rcu(sn, ntohs(hdr->sport), local);
+	if (!ss)
+		return;
+	spin_lock_bh(&ss->lock);
+	c = ss->dead ? NULL : spray_conn_find(ss, peer, &local->v6);
+	if (c && c->tx_ready && c->local_cid == ntohl(hdr->src_cid)) {
+		if (fatal && !c->synced) {
+			spray_tx_fail_all(c, err);
+			spray_conn_arm(c, ktime_get_ns());
+		} else {
+			c->soft_err = err;
+		}
+	}
+	spin_unlock_bh(&ss->lock);
 }
 
 /**

@@ -143,6 +143,7 @@ struct spray_config {
  * @SPRAY_MIB_ANSWER_PROBES: RTO expiries that asked an answering peer first
  * @SPRAY_MIB_TX_TRAINS: skbs of first transmissions (trains of 1 or more)
  * @SPRAY_MIB_RX_TRAINS: skbs that brought DATA packets to a socket
+ * @SPRAY_MIB_ICMP_ERRORS: ICMP errors quoting a packet we sent
  * @__SPRAY_MIB_MAX: the number of counters
  *
  * Drops of incoming packets are counted per enum spray_drop_reason in
@@ -189,6 +190,7 @@ enum spray_mib_field {
 	SPRAY_MIB_ANSWER_PROBES,
 	SPRAY_MIB_TX_TRAINS,
 	SPRAY_MIB_RX_TRAINS,
+	SPRAY_MIB_ICMP_ERRORS,
 	__SPRAY_MIB_MAX
 };
 
@@ -579,6 +581,10 @@ void spray_tmsg_free_error(struct spray_sock *ss, struct spray_tmsg *m);
 void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 		    const struct spray_addr *from,
 		    const struct spray_addr *to, bool ce);
+struct spray_hdr;
+void spray_conn_icmp_err(struct spray_net *sn, const struct spray_addr *local,
+			 const struct spray_addr *peer,
+			 const struct spray_hdr *hdr, int err, bool fatal);
 int spray_conn_init(void);
 void spray_conn_exit(void);
 void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm);

@@ -252,7 +252,7 @@ enum hrtimer_restart spray_conn_timer(struct hrtimer *t)
 				spray_queue_window_probe(c, now, &q);
 		}
 		if (c->tw.failed)
-			spray_tx_fail_all(c, ETIMEDOUT);
+			spray_tx_fail_all(c, spray_conn_timeout_err(c));
 		spray_conn_tx_feedback(c, now, &q);
 	}
 	spray_conn_arm(c, now);

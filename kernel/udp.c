@@ -6,9 +6,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/icmp.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -19,6 +22,32 @@
 
 #include "spray.h"
 #include "conn.h"
+
+/*
+ * The addresses of the IP header at @nh (IPv4 if @v4, else IPv6), ports
+ * left alone; a link-local @peer (one of them) is scoped to the device
+ * @skb came in by.
+ */
+static void spray_ip_addrs(const struct sk_buff *skb, const void *nh,
+			   bool v4, struct spray_addr *src,
+			   struct spray_addr *dst, struct spray_addr *peer)
+{
+	if (v4) {
+		const struct iphdr *iph = nh;
+
+		src->af = AF_INET;
+		dst->af = AF_INET;
+		ipv6_addr_set_v4mapped(iph->saddr, &src->v6);
+		ipv6_addr_set_v4mapped(iph->daddr, &dst->v6);
+		return;
+	}
+	src->af = AF_INET6;
+	dst->af = AF_INET6;
+	src->v6 = ((const struct ipv6hdr *)nh)->saddr;
+	dst->v6 = ((const struct ipv6hdr *)nh)->daddr;
+	if (ipv6_addr_type(&peer->v6) & IPV6_ADDR_LINKLOCAL)
+		peer->scope_id = skb->skb_iif;
+}
 
 /*
  * One datagram of the namespace's UDP socket, as UDP queued it: a
@@ -61,27 +90,18 @@ static void spray_udp_rcv(struct spray_net *sn, struct sk_buff *skb)
 		if (spec ? spec != iph->daddr :
 		    ipv4_is_multicast(iph->daddr) || ipv4_is_lbcast(iph->daddr))
 			goto drop_addr;
-		from.af = AF_INET;
-		to.af = AF_INET;
-		ipv6_addr_set_v4mapped(iph->saddr, &from.v6);
-		ipv6_addr_set_v4mapped(iph->daddr, &to.v6);
 		ce = INET_ECN_is_ce(iph->tos);
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 
 		if (ipv6_addr_is_multicast(&ip6h->daddr))
 			goto drop_addr;
-		from.af = AF_INET6;
-		to.af = AF_INET6;
-		from.v6 = ip6h->saddr;
-		to.v6 = ip6h->daddr;
-		if (ipv6_addr_type(&from.v6) & IPV6_ADDR_LINKLOCAL)
-			from.scope_id = skb->skb_iif;
 		ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
 	} else {
 		reason = SKB_DROP_REASON_UNHANDLED_PROTO;
 		goto drop;
 	}
+	spray_ip_addrs(skb, skb_network_header(skb), v4, &from, &to, &from);
 	spray_conn_rcv(sn, skb, &from, &to, ce);
 	return;
 drop_addr:
@@ -126,6 +146,93 @@ static int spray_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
 				 sizeof(struct udphdr), 1, &buf);
 	return ver && *ver != SPRAY_WIRE_VERSION ? -ENOENT : 0;
 }
+
+/*
+ * What an ICMP error means for a connection, as TCP takes it
+ * (tcp_v4_err(), tcp_v6_err()): a negative errno, *@fatal if it ends a
+ * connection being opened (a port unreachable: -ECONNREFUSED), else it is
+ * what the messages fail with if they time out (a host unreachable:
+ * -EHOSTUNREACH); 0 for an error about the path MTU.
+ */
+static int spray_icmp_err(const struct sk_buff *skb, bool *fatal)
+{
+	int err;
+
+	*fatal = false;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct icmphdr *ih = icmp_hdr(skb);
+
+		switch (ih->type) {
+		case ICMP_PARAMETERPROB:
+			*fatal = true;
+			return -EPROTO;
+		case ICMP_DEST_UNREACH:
+			if (ih->code == ICMP_FRAG_NEEDED)
+				return 0;
+			if (ih->code > NR_ICMP_UNREACH)
+				return -EHOSTUNREACH;
+			*fatal = icmp_err_convert[ih->code].fatal;
+			return -icmp_err_convert[ih->code].errno;
+		case ICMP_TIME_EXCEEDED:
+			return -EHOSTUNREACH;
+		default:
+			return 0;
+		}
+	}
+	if (icmp6_hdr(skb)->icmp6_type == ICMPV6_PKT_TOOBIG)
+		return 0;
+	*fatal = icmpv6_err_convert(icmp6_hdr(skb)->icmp6_type,
+				    icmp6_hdr(skb)->icmp6_code, &err);
+	return -err;
+}
+
+/*
+ * An ICMP error about a packet we sent, that spray_udp_err_lookup() took
+ * and UDP applied to the route: skb->data at the IP header it quotes, the
+ * AF_SPRAY header at @off. Counted (icmp-errors), and told to the
+ * connection it names (spray_conn_icmp_err()). Softirq, under
+ * rcu_read_lock().
+ */
+static void spray_udp_err(struct sock *sk, struct sk_buff *skb, int off)
+{
+	struct spray_addr local = {}, peer = {};
+	const struct spray_hdr *hp;
+	struct spray_hdr buf;
+	struct spray_net *sn;
+	bool fatal;
+	int err;
+
+	sn = rcu_dereference_sk_user_data(sk);
+	hp = skb_header_pointer(skb, off, offsetofend(struct spray_hdr, src_cid),
+				&buf);
+	if (!sn || !hp || hp->version != SPRAY_WIRE_VERSION)
+		return;
+	spray_mib_inc(sn, SPRAY_MIB_ICMP_ERRORS);
+	err = spray_icmp_err(skb, &fatal);
+	if (!err)
+		return;
+	/* the packet we sent: from us to the peer */
+	spray_ip_addrs(skb, skb->data, skb->protocol == htons(ETH_P_IP),
+		       &local, &peer, &peer);
+	local.port = ntohs(hp->sport);
+	peer.port = ntohs(hp->dport);
+	spray_conn_icmp_err(sn, &local, &peer, hp, -err, fatal);
+}
+
+#ifdef SPRAY_HAVE_ERR_RCV_OFFSET
+/* before 6.2: @udp_offset from skb->data (the quoted IP header) */
+static void spray_udp_err_rcv(struct sock *sk, struct sk_buff *skb,
+			      unsigned int udp_offset)
+{
+	spray_udp_err(sk, skb, udp_offset + sizeof(struct udphdr));
+}
+#else
+static void spray_udp_err_rcv(struct sock *sk, struct sk_buff *skb, int err,
+			      __be16 port, u32 info, u8 *payload)
+{
+	spray_udp_err(sk, skb, payload - skb->data);
+}
+#endif
 
 /*
  * A plain UDP socket, not a tunnel socket: on the kernels of the matrix a
@@ -174,6 +281,7 @@ static int spray_udp_open(struct spray_net *sn, int family, u16 port,
 	sk->sk_data_ready = spray_udp_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(udp_sk(sk)->encap_err_lookup, spray_udp_err_lookup);
+	WRITE_ONCE(udp_sk(sk)->encap_err_rcv, spray_udp_err_rcv);
 	*sockp = sock;
 	return 0;
 }

@@ -4,10 +4,13 @@
 #
 #   ns1 (10.0.1.1, fd00::1) ---veth--- ns2 (10.0.1.2, fd00::2)
 #
-# each namespace binds its own address and the same spray port; a namespace
+# each namespace binds its own address and the same spray port; a peer
+# without AF_SPRAY on the UDP port answers ICMP port unreachable, which
+# fails a connection being opened at once (ECONNREFUSED); a namespace
 # deleted while one of its sockets is open goes away cleanly afterwards.
 source "$(dirname "$0")/lib.sh"
-trap spray_lib_cleanup_ns EXIT
+tmp=$(mktemp -d)
+trap 'spray_lib_cleanup_ns; rm -rf "$tmp"' EXIT
 
 spray_lib_setup_ns ns1 ns2 || { spray_lib_fail "setup namespaces"; spray_lib_tap_end; }
 ip link add veth1 netns "$ns1" type veth peer name veth2 netns "$ns2"
@@ -69,6 +72,94 @@ kill $squatter
 spray_lib_check "udp-port back to 4797" ip netns exec "$ns1" "$SC" set udp-port 4797
 spray_lib_check "  and left 5555" spray_lib_not udp_bound "$ns1" 5555
 ip netns exec "$ns2" "$SC" set udp-port 4797
+
+# A peer that takes no AF_SPRAY on the UDP port (another udp-port here; as
+# a host without the module) answers ICMP port unreachable: the message of
+# a connection it never acknowledged fails at once with ECONNREFUSED (not
+# ETIMEDOUT after the retries), over IPv4 and IPv6, and the errors are
+# counted.
+stat_of() { ip netns exec "$1" "$SC" -t stats | awk -F'\t' -v k="$2" '$1 == k { print $2 }'; }
+ip netns exec "$ns2" "$SC" set udp-port 5555
+icmp0=$(stat_of "$ns1" icmp-errors)
+# fail_err SRC DST: the error a message from ns1's SRC to DST:5001 fails
+# with (its report as comments on stderr)
+fail_err() {
+	ip netns exec "$ns1" "$here/spray_msg" fail "$1" 0 "$2" 5001 \
+		$((10 * ${SPRAY_TIMEOUT_MULT:-1})) >"$tmp/fail"
+	sed 's/^/# /' "$tmp/fail" >&2
+	awk '$1 == "error" { print $2 }' "$tmp/fail"
+}
+for pair in "10.0.1.1 10.0.1.2" "fd00::1 fd00::2"; do
+	set -- $pair
+	spray_lib_check "no AF_SPRAY at $2's UDP port: ECONNREFUSED (ICMP port unreachable)" \
+		[ "$(fail_err "$1" "$2")" = ECONNREFUSED ]
+done
+icmp1=$(stat_of "$ns1" icmp-errors)
+spray_lib_check "  counted as icmp-errors ($icmp0 -> $icmp1)" [ "$icmp1" -ge $((icmp0 + 2)) ]
+ip netns exec "$ns2" "$SC" set udp-port 4797
+spray_lib_check "  the same peer's port back: 300 messages" xfer "$ns1" 10.0.1.1 "$ns2" 10.0.1.2 6004
+
+# A forged port unreachable that does not name the connection's incarnation
+# (its random id) is counted and ignored: with every packet of ns1's lost,
+# its message still fails with ETIMEDOUT, not ECONNREFUSED.
+cat >"$tmp/icmpforge.py" <<'EOF2'
+import os, socket, struct, sys, time
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+n = int(sys.argv[1])
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+for i in range(n):
+    cid = struct.unpack("!I", os.urandom(4))[0] | 1
+    # version 1, DATA, SYN, spray ports 7009 -> 5001, src_cid, dst_cid 0, psn
+    spray = struct.pack("!BBHHHIIIHH", 1, 1, 1, 7009, 5001, cid, 0, cid, 40000, 0) + bytes(24)
+    udp = struct.pack("!HHHH", 40000, 4797, 8 + len(spray) + 1000, 0)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + 8 + len(spray) + 1000, 0, 0x4000, 64, 17, 0,
+                     socket.inet_aton("10.0.1.1"), socket.inet_aton("10.0.1.2"))
+    icmp = struct.pack("!BBHI", 3, 3, 0, 0) + ip + udp + spray
+    icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
+    s.sendto(icmp, ("10.0.1.1", 0))
+    time.sleep(0.05)
+EOF2
+# (neighbour entries fixed first: netem would drop ns1's ARP answers too,
+# and ns2's forged errors could find no way back)
+mac_of() { ip netns exec "$1" cat "/sys/class/net/$2/address"; }
+ip -n "$ns1" neigh replace 10.0.1.2 lladdr "$(mac_of "$ns2" veth2)" dev veth1 nud permanent
+ip -n "$ns2" neigh replace 10.0.1.1 lladdr "$(mac_of "$ns1" veth1)" dev veth2 nud permanent
+ip netns exec "$ns1" tc qdisc add dev veth1 root netem loss 100%
+icmp0=$(stat_of "$ns1" icmp-errors)
+ip netns exec "$ns1" "$here/spray_msg" fail 10.0.1.1 7009 10.0.1.2 5001 $((10 * ${SPRAY_TIMEOUT_MULT:-1})) >"$tmp/forged" &
+fpid=$!
+has_peer() { ip netns exec "$ns1" "$SC" -t peers remote 10.0.1.2 | grep -q .; }
+spray_lib_check "forged port unreachable: ns1 opens a connection that nothing answers" spray_lib_busywait 10000 has_peer
+unreach() { ip netns exec "$ns1" nstat -asz IcmpInDestUnreachs | awk '$1 == "IcmpInDestUnreachs" { print $2 }'; }
+u0=$(unreach)
+ip netns exec "$ns2" python3 "$tmp/icmpforge.py" 20
+wait $fpid
+sed 's/^/# /' "$tmp/forged"
+spray_lib_check "  20 forged errors with another connection id: counted ($icmp0 -> $(stat_of "$ns1" icmp-errors); ICMP unreachables received +$(( $(unreach) - u0 )))" \
+	[ "$(stat_of "$ns1" icmp-errors)" -ge $((icmp0 + 20)) ]
+spray_lib_check "  and ignored: the message failed with ETIMEDOUT" \
+	[ "$(awk '$1 == "error" { print $2 }' "$tmp/forged")" = ETIMEDOUT ]
+ip netns exec "$ns1" tc qdisc del dev veth1 root
+ip -n "$ns1" neigh del 10.0.1.2 dev veth1
+ip -n "$ns2" neigh del 10.0.1.1 dev veth2
+
+# A host that does not answer on the link: the neighbour's resolution
+# fails, and the kernel reports it as a host unreachable (ARP, and for
+# IPv6 neighbour discovery, cut to one probe of 100 ms here). The message
+# times out as before, but says why: EHOSTUNREACH, as TCP's connect() does.
+for v in ipv4 ipv6; do
+	ip netns exec "$ns1" sysctl -qw net.$v.neigh.veth1.mcast_solicit=1 \
+		net.$v.neigh.veth1.retrans_time_ms=100
+done
+for pair in "10.0.1.1 10.0.1.3" "fd00::1 fd00::3"; do
+	set -- $pair
+	spray_lib_check "no host at $2: the message fails with EHOSTUNREACH" \
+		[ "$(fail_err "$1" "$2")" = EHOSTUNREACH ]
+done
 
 # Idle connections go away (idle-timeout-ms) while their sockets stay open.
 ip netns exec "$ns1" "$SC" set idle-timeout-ms 300

@@ -42,6 +42,8 @@ ip -n "$h2" -6 route add default via fd02::1
 spray_lib_busywait 10000 ip netns exec "$h1" ping -c1 -W1 10.0.2.2 >/dev/null
 spray_lib_busywait 10000 ip netns exec "$h1" ping -6 -c1 -W1 fd02::2 >/dev/null
 
+# spray_stat NAME: an AF_SPRAY counter of h1
+spray_stat() { ip netns exec "$h1" "$SC" -t stats | awk -F'\t' -v k="$1" '$1 == k { print $2 }'; }
 # counter NS NAME: a kernel counter of the namespace (nstat's name)
 counter() {
 	ip netns exec "$1" nstat -asz "$2" | awk -v k="$2" '$1 == k { print $2 }'
@@ -64,10 +66,13 @@ spray_lib_check "  fragmented by the router: no DF ($(( $(counter "$r" IpFragCre
 	[ $(( $(counter "$r" IpFragCreates) - frags )) -gt 0 ]
 
 toobig=$(counter "$h1" Icmp6InPktTooBigs); frags=$(counter "$h1" Ip6FragCreates)
+icmp=$(spray_stat icmp-errors)
 spray_lib_check "IPv6: 20 messages of 20,000 bytes through the 1280-byte link" \
 	xfer fd01::1 fd02::2 7001 20
 spray_lib_check "  the router said Packet Too Big ($(( $(counter "$h1" Icmp6InPktTooBigs) - toobig )))" \
 	[ $(( $(counter "$h1" Icmp6InPktTooBigs) - toobig )) -gt 0 ]
+spray_lib_check "  AF_SPRAY took them (icmp-errors +$(( $(spray_stat icmp-errors) - icmp )))" \
+	[ $(( $(spray_stat icmp-errors) - icmp )) -gt 0 ]
 ip -n "$h1" -6 route get fd02::2 | sed 's/^/# /'
 spray_lib_check "  h1's route to h2 learnt the path MTU" \
 	bash -c "ip -n '$h1' -6 route get fd02::2 | grep -qw 'mtu 1280'"

@@ -421,9 +421,8 @@ static int do_fail(int fd, char **argv, bool vanish)
 		return 1;
 	}
 	printf("error %s after %.2f seconds\n",
-	       e.ee.ee_errno == ETIMEDOUT ? "ETIMEDOUT" :
-	       e.ee.ee_errno == ECONNREFUSED ? "ECONNREFUSED" :
-	       strerror(e.ee.ee_errno), now_s() - t0);
+	       strerrorname_np(e.ee.ee_errno) ?: strerror(e.ee.ee_errno),
+	       now_s() - t0);
 	if (e.have_h)
 		print_history(&e.h, e.cookie);
 	return 0;

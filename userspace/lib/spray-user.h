@@ -256,6 +256,7 @@ struct spray_stats_get_rsp {
 		__u32 answer_probes:1;
 		__u32 tx_trains:1;
 		__u32 rx_trains:1;
+		__u32 icmp_errors:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -301,6 +302,7 @@ struct spray_stats_get_rsp {
 	__u64 answer_probes;
 	__u64 tx_trains;
 	__u64 rx_trains;
+	__u64 icmp_errors;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);

@@ -102,7 +102,7 @@ static const char *sfi_err_hint(int err)
 	case ETIMEDOUT:
 		return "the peer or every path to it is gone (retry limit reached)";
 	case ECONNREFUSED:
-		return "no endpoint is bound at that address";
+		return "no endpoint is bound at that address, or its host takes no AF_SPRAY";
 	case EMSGSIZE:
 		return "a fragment is larger than the receiver's max-msg";
 	case ECONNRESET:

@@ -444,10 +444,14 @@ static int spray_errq(struct transport *t)
 	       (unsigned int)cookie & 0xffff,
 	       strerror(ee.ee_errno ? (int)ee.ee_errno : EIO),
 	       ee.ee_errno == ECONNREFUSED ?
-	       " (nothing bound at its spray port: did it exit?)" :
+	       " (nothing bound at its spray port, or its host runs no "
+	       "AF_SPRAY: did it exit?)" :
 	       ee.ee_errno == ETIMEDOUT ?
 	       " (retry limit reached: the peer or every path to it is "
-	       "gone)" : "");
+	       "gone)" :
+	       ee.ee_errno == EHOSTUNREACH ?
+	       " (retry limit reached, and the network said its host is "
+	       "unreachable)" : "");
 	return -1;
 }
 
