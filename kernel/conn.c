@@ -1389,6 +1389,7 @@ int spray_tx_restart(struct spray_conn *c)
 		m->msg_id = c->next_msg_id++;
 		m->next_off = 0;
 		m->acked = 0;
+		m->frag = 0;
 		if (!c->tx_next)
 			c->tx_next = m;
 	}

@@ -176,6 +176,9 @@ struct spray_tmsg_hist {
  * @abandoned: failed while fragments were in flight (the receiver refused
  *	its size): nothing more of it is sent, it is freed once what was sent
  *	is acknowledged
+ * @frag: its payload bytes per packet, the connection's when its first
+ *	packet went (0 before: spray_tmsg_frag()); a path MTU learned
+ *	meanwhile cuts the messages after it
  * @err: on the error queue: the errno
  * @dst: on the error queue: the destination
  * @cookie: the user's SPRAY_CMSG_COOKIE, reported if the message fails
@@ -212,6 +215,7 @@ struct spray_tmsg {
 	};
 	u32			charge;
 	bool			abandoned;
+	u16			frag;
 	int			err;
 	struct spray_addr	dst;
 	u64			cookie;
@@ -514,6 +518,13 @@ int spray_tx_restart(struct spray_conn *c);
 bool spray_wmem_charge(struct sock *sk, u32 size);
 void spray_wmem_uncharge(struct sock *sk, u32 size);
 void spray_write_space(struct sock *sk);
+
+/* The payload of @m's packets on @c: its own once it started. */
+static inline u32 spray_tmsg_frag(const struct spray_conn *c,
+				  const struct spray_tmsg *m)
+{
+	return m->frag ?: c->frag_size;
+}
 
 /* Why @c's messages time out: ETIMEDOUT, or what ICMP said meanwhile. */
 static inline int spray_conn_timeout_err(const struct spray_conn *c)

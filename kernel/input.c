@@ -1485,6 +1485,8 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
  * @hdr: the first bytes of the AF_SPRAY header the error quotes
  * @err: what the error means (ECONNREFUSED for a port unreachable)
  * @fatal: it ends a connection being opened (spray_icmp_err())
+ * @frag: for an error about the path MTU (@err 0), the payload a packet
+ *	may carry now
  *
  * For the connection whose incarnation the quoted header names (a forger
  * off the path must guess its random id). A fatal error (a port
@@ -1494,12 +1496,16 @@ static enum skb_drop_reason spray_rcv_one(struct spray_net *sn,
  * incarnation. Any other, or once acknowledged, is left to the
  * retransmissions, as TCP leaves it once established: the messages fail
  * with it instead of ETIMEDOUT if they time out before an ACK brings
- * progress (a host unreachable: EHOSTUNREACH). Softirq, under
+ * progress (a host unreachable: EHOSTUNREACH). A smaller path MTU (a
+ * Packet Too Big, which the route has learnt by then) cuts the messages
+ * that have not started; those that have keep their packets' size, which
+ * the stack fragments to the path (ignore_df). Softirq, under
  * rcu_read_lock().
  */
 void spray_conn_icmp_err(struct spray_net *sn, const struct spray_addr *local,
 			 const struct spray_addr *peer,
-			 const struct spray_hdr *hdr, int err, bool fatal)
+			 const struct spray_hdr *hdr, int err, bool fatal,
+			 u32 frag)
 {
 	struct spray_sock *ss;
 	struct spray_conn *c;
@@ -1512,7 +1518,12 @@ void spray_conn_icmp_err(struct spray_net *sn, const struct spray_addr *local,
 	spin_lock_bh(&ss->lock);
 	c = ss->dead ? NULL : spray_conn_find(ss, peer, &local->v6);
 	if (c && c->tx_ready && c->local_cid == ntohl(hdr->src_cid)) {
-		if (fatal && !c->synced) {
+		if (!err) {
+			if (frag < c->frag_size) {
+				trace_spray_path_mtu(c, c->frag_size, frag);
+				c->frag_size = frag;
+			}
+		} else if (fatal && !c->synced) {
 			spray_tx_fail_all(c, err);
 			spray_conn_arm(c, ktime_get_ns());
 		} else {

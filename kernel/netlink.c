@@ -417,7 +417,8 @@ static int spray_nl_fill_peer(struct spray_nl_dump *d,
 			      SPRAY_A_PEER_PAD) ||
 	    nla_put_u32(skb, SPRAY_A_PEER_ECN_MARKED, pi->ecn_marked_ppm) ||
 	    nla_put_u32(skb, SPRAY_A_PEER_BDP, pi->bdp) ||
-	    nla_put_u32(skb, SPRAY_A_PEER_RCV_BDP, pi->rcv_bdp)) {
+	    nla_put_u32(skb, SPRAY_A_PEER_RCV_BDP, pi->rcv_bdp) ||
+	    nla_put_u32(skb, SPRAY_A_PEER_PKT_PAYLOAD, pi->pkt_payload)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -38,6 +38,8 @@ struct net;
  * @bdp: the peer's BDP as this end sends to it (learned), bytes; 0 if none
  * @rcv_bdp: the BDP this end grants credit for as the peer's receiver,
  *	bytes; 0 if the peer has not sent
+ * @pkt_payload: the payload of a full packet of the messages that start
+ *	(&spray_conn.frag_size), bytes; 0 if this end has not sent
  */
 struct spray_peer_info {
 	u32			id;
@@ -58,6 +60,7 @@ struct spray_peer_info {
 	u32			ecn_marked_ppm;
 	u32			bdp;
 	u32			rcv_bdp;
+	u32			pkt_payload;
 };
 
 /**

@@ -510,7 +510,8 @@ static u32 spray_conn_new_pkts(const struct spray_conn *c,
 
 	list_for_each_entry_from(m, &c->tmsgs, node) {
 		if (!m->abandoned)
-			n += DIV_ROUND_UP(m->len - m->next_off, c->frag_size);
+			n += DIV_ROUND_UP(m->len - m->next_off,
+					  spray_tmsg_frag(c, m));
 		if (n >= max)
 			break;
 	}
@@ -518,12 +519,12 @@ static u32 spray_conn_new_pkts(const struct spray_conn *c,
 }
 
 /*
- * The longest train: SPRAY_TRAIN_MAX packets, as many as one GSO skb of
- * 64 KiB holds.
+ * The longest train of packets with @frag bytes of payload:
+ * SPRAY_TRAIN_MAX packets, as many as one GSO skb of 64 KiB holds.
  */
-static u32 spray_train_max(const struct spray_conn *c)
+static u32 spray_train_max(u32 frag)
 {
-	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size;
+	u32 seg = SPRAY_DATA_HDR_LEN + frag;
 
 	return clamp_t(u32, (GSO_LEGACY_MAX_SIZE - SPRAY_HEADROOM) / seg, 1,
 		       SPRAY_TRAIN_MAX);
@@ -538,7 +539,7 @@ static u32 spray_train_max(const struct spray_conn *c)
  */
 static u32 spray_train_len(const struct spray_conn *c, u32 cwnd)
 {
-	return clamp_t(u32, cwnd / 8, 1, spray_train_max(c));
+	return clamp_t(u32, cwnd / 8, 1, spray_train_max(c->frag_size));
 }
 
 /*
@@ -590,9 +591,9 @@ static void spray_train_record(struct spray_conn *c, struct spray_tmsg *m,
 
 	if (!m || !n)
 		return;
-	last = min(c->frag_size, m->len - (off + (n - 1) * c->frag_size));
+	last = min_t(u32, m->frag, m->len - (off + (n - 1) * m->frag));
 	spray_txwin_send_run(&c->tw, now, (u16)ev, m->msg_id, off,
-			     (u16)c->frag_size, (u16)last, n, m);
+			     m->frag, (u16)last, n, m);
 }
 
 /*
@@ -606,15 +607,17 @@ static void spray_train_record(struct spray_conn *c, struct spray_tmsg *m,
  * at a message's last fragment when that one is short; and at the skb's
  * frags: a packet of a slotted message extends the run of its chunk
  * (spray_skb_add_slots()), any other takes a header block and one to three
- * chunks of data. Return: the message to go on with, NULL if none.
+ * chunks of data. The packets of a train have one size: a message that
+ * started with another (its path MTU fell since) goes in a train of its
+ * own. Return: the message to go on with, NULL if none.
  */
 static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 					    struct spray_tmsg *m, u32 k,
 					    int ev, u64 now,
 					    struct sk_buff_head *q)
 {
-	u32 seg = SPRAY_DATA_HDR_LEN + c->frag_size, n = 0, len, psn, room;
-	u32 bytes = 0, run_off = 0, run_n = 0, want, got;
+	u32 frag = spray_tmsg_frag(c, m), seg = SPRAY_DATA_HDR_LEN + frag;
+	u32 bytes = 0, run_off = 0, run_n = 0, want, got, n = 0, len, psn, room;
 	struct spray_net *sn = spray_conn_net(c);
 	/* the train's header, rewritten per packet where they differ */
 	u8 hdr[SPRAY_DATA_HDR_LEN];
@@ -632,9 +635,11 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	 */
 	if (c->peer_caps & SPRAY_CAP_DATA_ACK)
 		spray_rxwin_data_sent(&c->rx, now);
-	if (k < 2 || m->len - m->next_off < c->frag_size) {
+	k = min(k, spray_train_max(frag));
+	if (k < 2 || m->len - m->next_off < frag) {
 		/* one packet: as any other */
-		len = min(c->frag_size, m->len - m->next_off);
+		m->frag = frag;
+		len = min(frag, m->len - m->next_off);
 		probe = c->tw.probe_ok;	/* a window probe asks for its ACK */
 		psn = spray_txwin_send_new(&c->tw, now, (u16)ev, m->msg_id,
 					   m->next_off, (u16)len, m);
@@ -668,9 +673,11 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	refusing = spray_txwin_refusing(&c->tw);
 	psn = c->tw.nxt;
 	while (n < k && n < room && m) {
-		if (n && refusing && !m->acked)
+		if (n && ((refusing && !m->acked) ||
+			  spray_tmsg_frag(c, m) != frag))
 			break;
-		len = min(c->frag_size, m->len - m->next_off);
+		m->frag = frag;
+		len = min(frag, m->len - m->next_off);
 		p.data.msg_id = m->msg_id;
 		p.data.msg_len = m->len;
 		p.data.frag_off = m->next_off;
@@ -681,12 +688,11 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 			break;
 		if (n)
 			spray_pkt_build_frag(hdr, &p);
-		if (m->slot_frag && m->slot_frag == c->frag_size &&
+		if (m->slot_frag && m->slot_frag == frag &&
 		    !(p.data.frag_off % m->slot_frag)) {
 			/* this packet and the message's next ones, at once */
 			want = min(min(k, room) - n,
-				   DIV_ROUND_UP(m->len - m->next_off,
-						c->frag_size));
+				   DIV_ROUND_UP(m->len - m->next_off, frag));
 			got = spray_skb_add_slots(skb, m, &p, hdr, want, &len);
 			err = got ? 0 : -EMSGSIZE;
 		} else {
@@ -712,7 +718,7 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 		 * a short fragment (a message's last) only ends a train, and
 		 * so do frags run out
 		 */
-		if (p.data.frag_len < c->frag_size || got < want)
+		if (p.data.frag_len < frag || got < want)
 			break;
 	}
 	spray_train_record(c, run, run_off, n - run_n, ev, now);

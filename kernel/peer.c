@@ -38,6 +38,7 @@ static void spray_peer_fill(const struct spray_conn *c,
 		pi->rto_us = c->tw.rto_ns / NSEC_PER_USEC;
 		pi->cwnd = c->nscc.cwnd;
 		pi->bdp = c->nscc.bdp;
+		pi->pkt_payload = c->frag_size;
 		pi->in_flight = c->tw.inflight;
 		pi->tx_pkts = c->stat_tx;
 		pi->retx_pkts = c->stat_retx;

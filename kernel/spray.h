@@ -584,7 +584,8 @@ void spray_conn_rcv(struct spray_net *sn, struct sk_buff *skb,
 struct spray_hdr;
 void spray_conn_icmp_err(struct spray_net *sn, const struct spray_addr *local,
 			 const struct spray_addr *peer,
-			 const struct spray_hdr *hdr, int err, bool fatal);
+			 const struct spray_hdr *hdr, int err, bool fatal,
+			 u32 frag);
 int spray_conn_init(void);
 void spray_conn_exit(void);
 void spray_sock_rmsg_read(struct spray_sock *ss, struct spray_rmsg *rm);

@@ -152,13 +152,16 @@ static int spray_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
  * (tcp_v4_err(), tcp_v6_err()): a negative errno, *@fatal if it ends a
  * connection being opened (a port unreachable: -ECONNREFUSED), else it is
  * what the messages fail with if they time out (a host unreachable:
- * -EHOSTUNREACH); 0 for an error about the path MTU.
+ * -EHOSTUNREACH); or 0 and in *@frag the payload a packet may carry now,
+ * for an error about the path MTU (0 if none).
  */
-static int spray_icmp_err(const struct sk_buff *skb, bool *fatal)
+static int spray_icmp_err(const struct sk_buff *skb, bool *fatal, u32 *frag)
 {
+	u32 mtu;
 	int err;
 
 	*fatal = false;
+	*frag = 0;
 	if (skb->protocol == htons(ETH_P_IP)) {
 		const struct icmphdr *ih = icmp_hdr(skb);
 
@@ -167,8 +170,16 @@ static int spray_icmp_err(const struct sk_buff *skb, bool *fatal)
 			*fatal = true;
 			return -EPROTO;
 		case ICMP_DEST_UNREACH:
-			if (ih->code == ICMP_FRAG_NEEDED)
+			if (ih->code == ICMP_FRAG_NEEDED) {
+				/* 0 from routers before RFC 1191: unknown */
+				mtu = ntohs(ih->un.frag.mtu);
+				if (mtu)
+					*frag = max(mtu, 576U) -
+						sizeof(struct iphdr) -
+						sizeof(struct udphdr) -
+						SPRAY_DATA_HDR_LEN;
 				return 0;
+			}
 			if (ih->code > NR_ICMP_UNREACH)
 				return -EHOSTUNREACH;
 			*fatal = icmp_err_convert[ih->code].fatal;
@@ -179,8 +190,12 @@ static int spray_icmp_err(const struct sk_buff *skb, bool *fatal)
 			return 0;
 		}
 	}
-	if (icmp6_hdr(skb)->icmp6_type == ICMPV6_PKT_TOOBIG)
+	if (icmp6_hdr(skb)->icmp6_type == ICMPV6_PKT_TOOBIG) {
+		mtu = ntohl(icmp6_hdr(skb)->icmp6_mtu);
+		*frag = max(mtu, IPV6_MIN_MTU) - sizeof(struct ipv6hdr) -
+			sizeof(struct udphdr) - SPRAY_DATA_HDR_LEN;
 		return 0;
+	}
 	*fatal = icmpv6_err_convert(icmp6_hdr(skb)->icmp6_type,
 				    icmp6_hdr(skb)->icmp6_code, &err);
 	return -err;
@@ -200,6 +215,7 @@ static void spray_udp_err(struct sock *sk, struct sk_buff *skb, int off)
 	struct spray_hdr buf;
 	struct spray_net *sn;
 	bool fatal;
+	u32 frag;
 	int err;
 
 	sn = rcu_dereference_sk_user_data(sk);
@@ -208,15 +224,15 @@ static void spray_udp_err(struct sock *sk, struct sk_buff *skb, int off)
 	if (!sn || !hp || hp->version != SPRAY_WIRE_VERSION)
 		return;
 	spray_mib_inc(sn, SPRAY_MIB_ICMP_ERRORS);
-	err = spray_icmp_err(skb, &fatal);
-	if (!err)
+	err = spray_icmp_err(skb, &fatal, &frag);
+	if (!err && !frag)
 		return;
 	/* the packet we sent: from us to the peer */
 	spray_ip_addrs(skb, skb->data, skb->protocol == htons(ETH_P_IP),
 		       &local, &peer, &peer);
 	local.port = ntohs(hp->sport);
 	peer.port = ntohs(hp->dport);
-	spray_conn_icmp_err(sn, &local, &peer, hp, -err, fatal);
+	spray_conn_icmp_err(sn, &local, &peer, hp, -err, fatal, frag);
 }
 
 #ifdef SPRAY_HAVE_ERR_RCV_OFFSET

@@ -9,9 +9,11 @@
 # IPv4 packets leave without DF: r fragments them. IPv6 routers do not
 # fragment: r answers ICMPv6 Packet Too Big, which h1's UDP hands to
 # AF_SPRAY's socket (its encap_err_lookup) and applies to the route, and
-# h1 fragments what it sends to the path MTU from then on; a connection
-# opened later cuts its packets to it. (Before, every full packet was lost
-# and the messages failed with ETIMEDOUT.)
+# h1 fragments what it sends to the path MTU from then on; the connection
+# the error names cuts its next messages to it, and a connection opened
+# later its packets from the start. (Before, every full packet was lost
+# and the messages failed with ETIMEDOUT; later, a connection stayed
+# fragmented for its life.)
 source "$(dirname "$0")/lib.sh"
 SC=$(dirname "$here")/userspace/sprayctl/sprayctl
 tmp=$(mktemp -d)
@@ -84,6 +86,32 @@ spray_lib_check "IPv6, a connection opened after: 20 messages" \
 	xfer fd01::1 fd02::2 7002 20
 spray_lib_check "  its packets fit the path: nothing fragmented, no Packet Too Big" \
 	[ "$(counter "$h1" Ip6FragCreates)" = "$frags" -a "$(counter "$h1" Icmp6InPktTooBigs)" = "$toobig" ]
+
+# One connection learns the path MTU: with the route's exception flushed,
+# 20 requests of 20,000 bytes, each answered before the next goes. The
+# first one's packets meet the router's Packet Too Big and are resent
+# fragmented; the requests after it are cut to the path (the connection's
+# payload lowered, spray:spray_path_mtu), so h1 fragments about one
+# request's packets (15 x 2, and their retransmissions: at most 120 here),
+# not every request's (572 before).
+ip -n "$h1" -6 route flush cache
+spray_lib_hold_start ECHO ip netns exec "$h2" "$here/spray_msg" echo fd02::2 7003 20 \
+	$((60 * ${SPRAY_TIMEOUT_MULT:-1}))
+frags=$(counter "$h1" Ip6FragCreates)
+# (the asker's socket held open after its 20 exchanges, its connection too)
+spray_lib_hold_start ASK ip netns exec "$h1" env SPRAY_HOLD=1 "$here/spray_msg" ask \
+	fd01::1 0 fd02::2 7003 20 20000
+n=$(( $(counter "$h1" Ip6FragCreates) - frags ))
+payload=$(ip netns exec "$h1" "$SC" -j peers | python3 -c '
+import json, sys
+print(*[p["pkt-payload"] for p in json.load(sys.stdin) if p["remote"] == "[fd02::2]:7003"])')
+sed 's/^/# /' "$ASK_DIR/out"
+spray_lib_check "IPv6, one connection, 20 requests of 20,000 bytes answered" spray_lib_hold_stop ASK
+spray_lib_hold_stop ECHO
+spray_lib_check "  the requests after the first cut to the path: h1 fragmented $n (<= 120)" \
+	[ "$n" -le 120 ]
+spray_lib_check "  sprayctl peers: its packets carry 1280 - 40 - 8 - 48 = 1184 bytes ($payload)" \
+	[ "$payload" = 1184 ]
 ip netns exec "$h1" "$SC" -t stats | grep -v "	0$" | tr '\n' ' ' | sed 's/^/# h1: /'
 echo
 spray_lib_tap_end

@@ -27,8 +27,8 @@
  *   spray_msg content SEQ LEN SEED
  *       write message SEQ's LEN bytes (as send makes them) to standard
  *       output, for a forger of packets (hostile.sh).
- *   With SPRAY_HOLD=1 in the environment, send and recv keep the socket
- *   open after their work until standard input closes.
+ *   With SPRAY_HOLD=1 in the environment, send, recv and ask keep the
+ *   socket open after their work until standard input closes.
  *   spray_msg fail ADDR PORT DADDR DPORT TIMEOUT_S
  *       send one message and wait for its failure on the error queue;
  *       prints "error ERRNO_NAME after S seconds", then its history
@@ -478,7 +478,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "vanish") && argc >= 7)
 		return do_fail(fd, argv + 4, true);
 	if (!strcmp(argv[1], "ask") && argc >= 8)
-		return do_ask(fd, argv + 4);
+		return hold(do_ask(fd, argv + 4));
 	if (!strcmp(argv[1], "echo") && argc >= 5)
 		return hold(do_echo(fd, argv + 4));
 	if (!strcmp(argv[1], "recv") && argc >= 6)

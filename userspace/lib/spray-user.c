@@ -202,6 +202,7 @@ const struct ynl_policy_attr spray_peer_policy[SPRAY_A_PEER_MAX + 1] = {
 	[SPRAY_A_PEER_PAD] = { .name = "pad", .type = YNL_PT_IGNORE, },
 	[SPRAY_A_PEER_BDP] = { .name = "bdp", .type = YNL_PT_U32, },
 	[SPRAY_A_PEER_RCV_BDP] = { .name = "rcv-bdp", .type = YNL_PT_U32, },
+	[SPRAY_A_PEER_PKT_PAYLOAD] = { .name = "pkt-payload", .type = YNL_PT_U32, },
 };
 
 const struct ynl_policy_nest spray_peer_nest = {
@@ -974,6 +975,11 @@ int spray_peers_rsp_dump_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.rcv_bdp = 1;
 			dst->rcv_bdp = ynl_attr_get_u32(attr);
+		} else if (type == SPRAY_A_PEER_PKT_PAYLOAD) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.pkt_payload = 1;
+			dst->pkt_payload = ynl_attr_get_u32(attr);
 		}
 	}
 

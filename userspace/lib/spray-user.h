@@ -361,6 +361,7 @@ struct spray_peers_rsp_dump {
 		__u32 ecn_marked:1;
 		__u32 bdp:1;
 		__u32 rcv_bdp:1;
+		__u32 pkt_payload:1;
 	} _present;
 
 	__u32 id;
@@ -381,6 +382,7 @@ struct spray_peers_rsp_dump {
 	__u32 ecn_marked;
 	__u32 bdp;
 	__u32 rcv_bdp;
+	__u32 pkt_payload;
 };
 
 struct spray_peers_rsp_list {

@@ -242,6 +242,7 @@ static const struct col peer_cols[] = {
 	{ "cwnd", true }, { "grant-outstanding", true }, { "in-flight", true },
 	{ "tx-pkts", true }, { "retx-pkts", true }, { "rx-pkts", true },
 	{ "ecn-marked-ppm", true }, { "bdp", true }, { "rcv-bdp", true },
+	{ "pkt-payload", true },
 };
 
 int cmd_peers(int argc, char **argv)
@@ -312,6 +313,7 @@ int cmd_peers(int argc, char **argv)
 		rec_u64(o, "ecn-marked-ppm", p->ecn_marked);
 		rec_u64(o, "bdp", p->bdp);
 		rec_u64(o, "rcv-bdp", p->rcv_bdp);
+		rec_u64(o, "pkt-payload", p->pkt_payload);
 	}
 	spray_peers_rsp_list_free(l);
 	print_table(peer_cols, sizeof(peer_cols) / sizeof(peer_cols[0]), &rs);

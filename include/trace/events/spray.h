@@ -343,6 +343,33 @@ TRACE_EVENT(spray_rto_probe,
 		  __entry->rto_us, __entry->backoff)
 );
 
+/*
+ * An ICMP Packet Too Big (or Fragmentation Needed) about the connection's
+ * packets lowered their payload: the messages that start from now on are
+ * cut to it.
+ */
+TRACE_EVENT(spray_path_mtu,
+
+	TP_PROTO(const struct spray_conn *c, u32 old, u32 frag),
+
+	TP_ARGS(c, old, frag),
+
+	TP_STRUCT__entry(
+		SPRAY_TP_PEER
+		__field(u32, old)
+		__field(u32, frag)
+	),
+
+	TP_fast_assign(
+		SPRAY_TP_PEER_ASSIGN(c->id, &c->remote);
+		__entry->old = old;
+		__entry->frag = frag;
+	),
+
+	TP_printk(SPRAY_TP_PEER_FMT " old=%u frag=%u", SPRAY_TP_PEER_ARGS,
+		  __entry->old, __entry->frag)
+);
+
 /* The sender's congestion window changed (bytes). */
 TRACE_EVENT(spray_cwnd,
 
