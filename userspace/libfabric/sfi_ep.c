@@ -103,6 +103,8 @@ static const char *sfi_err_hint(int err)
 		return "the peer or every path to it is gone (retry limit reached)";
 	case ECONNREFUSED:
 		return "no endpoint is bound at that address, or its host takes no AF_SPRAY";
+	case EHOSTUNREACH:
+		return "the network said its host is unreachable (retry limit reached)";
 	case EMSGSIZE:
 		return "a fragment is larger than the receiver's max-msg";
 	case ECONNRESET:
