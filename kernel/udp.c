@@ -24,6 +24,19 @@
 #include "conn.h"
 
 /*
+ * The UDP payload a packet has room for on a path of @mtu bytes, with the
+ * floor the kernel's routes keep (576 for IPv4, 1280 for IPv6).
+ */
+static u32 spray_mtu_payload(u32 mtu, bool v4)
+{
+	if (v4)
+		return max(mtu, 576U) - sizeof(struct iphdr) -
+		       sizeof(struct udphdr);
+	return max(mtu, IPV6_MIN_MTU) - sizeof(struct ipv6hdr) -
+	       sizeof(struct udphdr);
+}
+
+/*
  * The addresses of the IP header at @nh (IPv4 if @v4, else IPv6), ports
  * left alone; a link-local @peer (one of them) is scoped to the device
  * @skb came in by.
@@ -174,9 +187,7 @@ static int spray_icmp_err(const struct sk_buff *skb, bool *fatal, u32 *frag)
 				/* 0 from routers before RFC 1191: unknown */
 				mtu = ntohs(ih->un.frag.mtu);
 				if (mtu)
-					*frag = max(mtu, 576U) -
-						sizeof(struct iphdr) -
-						sizeof(struct udphdr) -
+					*frag = spray_mtu_payload(mtu, true) -
 						SPRAY_DATA_HDR_LEN;
 				return 0;
 			}
@@ -192,8 +203,7 @@ static int spray_icmp_err(const struct sk_buff *skb, bool *fatal, u32 *frag)
 	}
 	if (icmp6_hdr(skb)->icmp6_type == ICMPV6_PKT_TOOBIG) {
 		mtu = ntohl(icmp6_hdr(skb)->icmp6_mtu);
-		*frag = max(mtu, IPV6_MIN_MTU) - sizeof(struct ipv6hdr) -
-			sizeof(struct udphdr) - SPRAY_DATA_HDR_LEN;
+		*frag = spray_mtu_payload(mtu, false) - SPRAY_DATA_HDR_LEN;
 		return 0;
 	}
 	*fatal = icmpv6_err_convert(icmp6_hdr(skb)->icmp6_type,
@@ -490,8 +500,7 @@ static int __spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		mtu = dst_mtu(&rt->dst);
 		ipv6_addr_set_v4mapped(fl4.saddr, saddr);
 		ip_rt_put(rt);
-		*payload = max(mtu, 576U) - sizeof(struct iphdr) -
-			   sizeof(struct udphdr);
+		*payload = spray_mtu_payload(mtu, true);
 		return 0;
 	}
 	{
@@ -504,8 +513,7 @@ static int __spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		mtu = dst_mtu(dst);
 		*saddr = fl6.saddr;
 		dst_release(dst);
-		*payload = max(mtu, IPV6_MIN_MTU) - sizeof(struct ipv6hdr) -
-			   sizeof(struct udphdr);
+		*payload = spray_mtu_payload(mtu, false);
 		return 0;
 	}
 }
