@@ -1245,6 +1245,8 @@ static void spray_tx_acked(void *ctx, u32 psn, const struct spray_txrec *rec,
 	} else {
 		spray_train_calm(c);
 	}
+	if (rec->len > c->acked_len_max)
+		c->acked_len_max = rec->len;
 	if (rec->msg)
 		spray_tmsg_acked(c, rec->msg, rec->len);
 }
@@ -1261,8 +1263,39 @@ static void spray_tx_acked_run(void *ctx, u32 psn, u32 n,
 
 	spray_path_on_acks(&c->path, rec->ev, n);
 	spray_train_calm_n(c, n);
+	/* the first of a train's packets is its largest */
+	if (rec->len > c->acked_len_max)
+		c->acked_len_max = rec->len;
 	if (rec->msg)
 		spray_tmsg_acked(c, rec->msg, bytes);
+}
+
+/*
+ * A path MTU black hole, by the look of it (spray.rst, "Path MTU"): a
+ * packet larger than any the peer acknowledged, lost again and again,
+ * as if a router dropped it for its size and a filter ate the ICMP error
+ * it answered. The connection's IPv4 packets leave without DF from now
+ * on, the lost one's next transmission too: routers fragment them, as
+ * they did before DF was set, and as TCP falls back when its black hole
+ * detection fires (tcp_mtu_probing). IPv6 routers never fragment, but
+ * every IPv6 link carries 1280 bytes: the routes to the peer take the
+ * Packet Too Big for 1280 that never came, so that the host fragments
+ * what it sends larger and the next messages are cut to it (as long as
+ * the route keeps it, 10 minutes; then again if the hole is still
+ * there). Losses that only look so (a peer gone before any large packet
+ * of the connection was acknowledged) cost DF, for the connection's
+ * life, or IPv6's least MTU towards the peer for 10 minutes.
+ */
+static void spray_conn_blackhole(struct spray_conn *c)
+{
+	if (ipv6_addr_v4mapped(&c->remote.v6)) {
+		c->nodf = true;
+	} else if (!spray_conn_pmtu_min(c)) {
+		/* the routes took it already: a loss from before */
+		return;
+	}
+	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_PMTU_BLACKHOLES);
+	trace_spray_path_mtu(c, c->frag_size, c->frag_size, false);
 }
 
 static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
@@ -1277,6 +1310,14 @@ static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 	/* refused by the receiver: its path and the network are fine */
 	if (why == SPRAY_LOSS_REFUSED)
 		return;
+	/*
+	 * Not a packet larger than the path MTU learnt since: it leaves
+	 * fragmented, without DF, and is lost for another reason
+	 */
+	if (rec->retx + 1 >= SPRAY_BLACKHOLE_LOSSES &&
+	    rec->len > c->acked_len_max && rec->len <= c->frag_size &&
+	    !c->nodf)
+		spray_conn_blackhole(c);
 	/* one RTO expiry counts once in the message's history */
 	if (why == SPRAY_LOSS_RTO && m && m->hist.rto_mark != (u16)c->rtos) {
 		m->hist.rto_mark = (u16)c->rtos;

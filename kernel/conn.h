@@ -58,6 +58,14 @@
 #define SPRAY_TS_SLACK_NS	(1ULL * NSEC_PER_SEC)
 /* errors kept for MSG_ERRQUEUE; beyond, failures are only counted */
 #define SPRAY_MAX_ERRQ		1024
+/*
+ * Losses of one packet larger than any acknowledged on its connection
+ * that make the connection suspect a path MTU black hole (&spray_conn.nodf),
+ * as TCP's black hole detection waits for its third RTO (tcp_retries1)
+ */
+#define SPRAY_BLACKHOLE_LOSSES	3
+/* how often a sending connection checks its routes' MTU (spray_conn_pump()) */
+#define SPRAY_PMTU_CHECK_NS	(10 * NSEC_PER_MSEC)
 
 /**
  * struct spray_skb_cb - where a packet goes, in skb->cb until transmission
@@ -65,12 +73,15 @@
  * @daddr: destination (IPv4 v4-mapped)
  * @oif: interface of a link-local IPv6 destination, else 0
  * @ev: UDP source port
+ * @nodf: an IPv4 packet that leaves without DF whatever its size (its
+ *	connection suspects a path MTU black hole: &spray_conn.nodf)
  */
 struct spray_skb_cb {
 	struct in6_addr	saddr;
 	struct in6_addr	daddr;
 	u32		oif;
 	u16		ev;
+	u8		nodf;
 };
 
 #define SPRAY_SKB_CB(skb)	((struct spray_skb_cb *)(skb)->cb)
@@ -269,13 +280,22 @@ struct spray_tmsg {
  * @soft_err: the last ICMP error about this incarnation's packets since
  *	an ACK brought progress (an errno, 0 if none): what its messages fail
  *	with instead of ETIMEDOUT if they time out (TCP's sk_err_soft)
+ * @nodf: IPv4 packets leave without DF: a packet larger than any the peer
+ *	acknowledged, and not larger than the path MTU learnt since (it left
+ *	whole), was lost SPRAY_BLACKHOLE_LOSSES times, as if a router
+ *	dropped it for the path MTU and a filter ate its Fragmentation
+ *	Needed (a black hole); routers fragment them from then on
+ * @acked_len_max: the largest payload of a packet the peer acknowledged
  * @peer_ack_cid: the src_cid of the peer's ACKs for this incarnation, put
  *	in our DATA's dst_cid: proof to the peer that we hear its ACKs
  * @next_msg_id: number of the next message queued
  * @tmsgs: messages queued or in flight
  * @tx_next: the first of them with bytes never sent (a cursor: before it
  *	everything was sent once), NULL if none
- * @frag_size: payload bytes per packet
+ * @frag_size: payload bytes per packet: what the least MTU of the routes
+ *	kept for the entropy values leaves (spray_conn_path_mtu()), or an
+ *	ICMP error said since
+ * @pmtu_check_ns: when the pump looks at the routes' MTU again
  * @pump_more: the last pump stopped at SPRAY_TX_BURST with room left; the
  *	timer continues it at @pump_at
  * @pump_at: when the next burst may go
@@ -361,11 +381,14 @@ struct spray_conn {
 	bool			peer_answers;
 	bool			rto_probed;
 	u8			soft_err;
+	bool			nodf;
+	u16			acked_len_max;
 	u32			peer_ack_cid;
 	u32			next_msg_id;
 	struct list_head	tmsgs;
 	struct spray_tmsg	*tx_next;
 	u32			frag_size;
+	u64			pmtu_check_ns;
 	bool			pump_more;
 	u64			pump_at;
 	struct list_head	tsq_node;
@@ -464,6 +487,10 @@ static inline u32 spray_conn_ack_age_us(const struct spray_conn *c, u64 now)
 
 int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		   const struct in6_addr *daddr, u32 oif, u32 *payload);
+u32 spray_udp_dst_payload(const struct dst_entry *dst, bool v4);
+int spray_udp_dst_pmtu_min(struct dst_entry *dst, const struct in6_addr *saddr,
+			   const struct in6_addr *daddr);
+bool spray_conn_pmtu_min(struct spray_conn *c);
 struct dst_entry *spray_udp_dst(struct spray_net *sn,
 				struct spray_dst_slot *slot,
 				const struct in6_addr *saddr,

@@ -1520,7 +1520,8 @@ void spray_conn_icmp_err(struct spray_net *sn, const struct spray_addr *local,
 	if (c && c->tx_ready && c->local_cid == ntohl(hdr->src_cid)) {
 		if (!err) {
 			if (frag < c->frag_size) {
-				trace_spray_path_mtu(c, c->frag_size, frag);
+				trace_spray_path_mtu(c, c->frag_size, frag,
+						     !c->nodf);
 				c->frag_size = frag;
 			}
 		} else if (fatal && !c->synced) {

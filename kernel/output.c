@@ -241,6 +241,7 @@ static struct sk_buff *spray_build_skb(struct spray_pkt *p, u32 payload,
 	SPRAY_SKB_CB(skb)->daddr = to->v6;
 	SPRAY_SKB_CB(skb)->oif = to->scope_id;
 	SPRAY_SKB_CB(skb)->ev = ev;
+	SPRAY_SKB_CB(skb)->nodf = 0;
 	return skb;
 }
 
@@ -294,8 +295,10 @@ struct sk_buff *spray_pkt_skb(struct spray_conn *c,
 
 	skb = spray_build_skb(p, payload, &c->saddr, &c->remote,
 			      c->ss->local.port, c->remote.port, port);
-	if (skb)
+	if (skb) {
+		SPRAY_SKB_CB(skb)->nodf = c->nodf;
 		spray_skb_route(c, skb, ev, port);
+	}
 	return skb;
 }
 
@@ -744,10 +747,86 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	SPRAY_SKB_CB(skb)->daddr = c->remote.v6;
 	SPRAY_SKB_CB(skb)->oif = c->remote.scope_id;
 	SPRAY_SKB_CB(skb)->ev = port;
+	SPRAY_SKB_CB(skb)->nodf = c->nodf;
 	spray_skb_route(c, skb, ev, port);
 	spray_tsq_charge(c, skb);
 	__skb_queue_tail(q, skb);
 	return m;
+}
+
+/*
+ * The payload of the messages that start from now on, from the least MTU
+ * of the routes kept for the entropy values (ECMP may give each its own):
+ * what an ICMP error about another connection's packets taught the route
+ * (spray_conn_icmp_err() cuts the connection it names at once), a route
+ * changed (``ip route ... mtu``), or the route's own again once what an
+ * error taught it expired (10 minutes after). At most every
+ * SPRAY_PMTU_CHECK_NS: a check of each route kept, as per packet.
+ */
+static void spray_conn_path_mtu(struct spray_conn *c, u64 now)
+{
+	bool v4 = ipv6_addr_v4mapped(&c->remote.v6);
+	u32 payload = U32_MAX, frag, i;
+	struct dst_entry *dst;
+
+	if (now < c->pmtu_check_ns || !c->dsts)
+		return;
+	c->pmtu_check_ns = now + SPRAY_PMTU_CHECK_NS;
+	for (i = 0; i < c->path.cfg.n; i++) {
+		dst = spray_udp_dst(spray_conn_net(c), &c->dsts[i], &c->saddr,
+				    &c->remote.v6, c->remote.scope_id,
+				    spray_ev_port(c, i));
+		if (!dst)
+			continue;
+		payload = min(payload, spray_udp_dst_payload(dst, v4));
+		dst_release(dst);
+	}
+	if (payload == U32_MAX)
+		return;
+	/* as spray_conn_tx_init() */
+	frag = min_t(u32, payload - SPRAY_DATA_HDR_LEN, 65000);
+	if (frag == c->frag_size)
+		return;
+	trace_spray_path_mtu(c, c->frag_size, frag, !c->nodf);
+	/*
+	 * Packets larger than before must be acknowledged anew before they
+	 * count as fitting the path (spray_tx_lost(): a black hole)
+	 */
+	if (frag > c->frag_size)
+		c->acked_len_max = min_t(u32, c->acked_len_max, c->frag_size);
+	c->frag_size = frag;
+}
+
+/**
+ * spray_conn_pmtu_min() - IPv6's least MTU for the routes to a peer
+ * @c: the connection (IPv6), its socket's lock held
+ *
+ * What an ICMPv6 Packet Too Big for 1280 bytes would do to the routes kept
+ * for the entropy values (each may be another ECMP next hop), for a path
+ * MTU black hole: spray_conn_blackhole(). The connection's next message
+ * looks at them again.
+ *
+ * Return: whether a route was lowered.
+ */
+bool spray_conn_pmtu_min(struct spray_conn *c)
+{
+	struct dst_entry *dst;
+	bool lowered = false;
+	u32 i;
+
+	lockdep_assert_held(&c->ss->lock);
+	for (i = 0; c->dsts && i < c->path.cfg.n; i++) {
+		dst = spray_udp_dst(spray_conn_net(c), &c->dsts[i], &c->saddr,
+				    &c->remote.v6, c->remote.scope_id,
+				    spray_ev_port(c, i));
+		if (!dst)
+			continue;
+		lowered |= !spray_udp_dst_pmtu_min(dst, &c->saddr,
+						   &c->remote.v6);
+		dst_release(dst);
+	}
+	c->pmtu_check_ns = 0;
+	return lowered;
 }
 
 /*
@@ -789,6 +868,8 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 		n++;
 	}
 	m = spray_conn_next_new(c);
+	if (m && !m->frag)
+		spray_conn_path_mtu(c, now);
 	while (m && (room = spray_txwin_room(&c->tw, cwnd))) {
 		/*
 		 * While the receiver refuses packets for lack of room, only

@@ -144,6 +144,8 @@ struct spray_config {
  * @SPRAY_MIB_TX_TRAINS: skbs of first transmissions (trains of 1 or more)
  * @SPRAY_MIB_RX_TRAINS: skbs that brought DATA packets to a socket
  * @SPRAY_MIB_ICMP_ERRORS: ICMP errors quoting a packet we sent
+ * @SPRAY_MIB_PMTU_BLACKHOLES: connections whose IPv4 packets leave without
+ *	DF from then on, a path MTU black hole suspected
  * @__SPRAY_MIB_MAX: the number of counters
  *
  * Drops of incoming packets are counted per enum spray_drop_reason in
@@ -191,6 +193,7 @@ enum spray_mib_field {
 	SPRAY_MIB_TX_TRAINS,
 	SPRAY_MIB_RX_TRAINS,
 	SPRAY_MIB_ICMP_ERRORS,
+	SPRAY_MIB_PMTU_BLACKHOLES,
 	__SPRAY_MIB_MAX
 };
 

@@ -146,10 +146,10 @@ static void spray_udp_data_ready(struct sock *sk)
  * An ICMP error about a datagram we sent (net/ipv{4,6}/udp.c, for a
  * socket bound to its destination port: UDP_GRO made the lookup a tunnel's
  * one): ours if it quotes an AF_SPRAY header, or too little to tell. UDP
- * then applies it to the route: an ICMPv6 Packet Too Big lowers the path
- * MTU towards the peer, which the IPv6 packets are then fragmented to
- * (ignore_df in __spray_udp_xmit()), as a UDP socket's are. Return: 0 if
- * ours.
+ * then applies it to the route: an ICMP Fragmentation Needed or ICMPv6
+ * Packet Too Big lowers the path MTU towards the peer, which the packets
+ * larger are then fragmented to (ignore_df in __spray_udp_xmit()), as a
+ * UDP socket's are. Return: 0 if ours.
  */
 static int spray_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
 {
@@ -544,6 +544,54 @@ int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 }
 
 /**
+ * spray_udp_dst_payload() - the UDP payload a route's MTU leaves
+ * @dst: the route
+ * @v4: of an IPv4 destination
+ *
+ * Return: bytes, for a packet that must not be fragmented on the way.
+ */
+u32 spray_udp_dst_payload(const struct dst_entry *dst, bool v4)
+{
+	return spray_mtu_payload(dst_mtu(dst), v4);
+}
+
+/**
+ * spray_udp_dst_pmtu_min() - an IPv6 route takes IPv6's least MTU
+ * @dst: the route (IPv6)
+ * @saddr: the source of the packets that vanished on it
+ * @daddr: their destination
+ *
+ * As an ICMPv6 Packet Too Big for 1280 bytes quoting such a packet would
+ * (__udp6_lib_err(), ip6_update_pmtu()): an exception of the route, for
+ * net.ipv6.route.mtu_expires, at the next hop of @dst.
+ *
+ * Return: 0 if lowered; -EEXIST if the route's MTU is 1280 already,
+ * -ENOMEM.
+ */
+int spray_udp_dst_pmtu_min(struct dst_entry *dst, const struct in6_addr *saddr,
+			   const struct in6_addr *daddr)
+{
+	struct ipv6hdr *ip6h;
+	struct sk_buff *skb;
+
+	if (dst_mtu(dst) <= IPV6_MIN_MTU || !dst->ops->update_pmtu)
+		return -EEXIST;
+	/* the quoted header an ICMPv6 error would carry */
+	skb = alloc_skb(sizeof(*ip6h), GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reset_network_header(skb);
+	ip6h = skb_put_zero(skb, sizeof(*ip6h));
+	ip6h->version = 6;
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->saddr = *saddr;
+	ip6h->daddr = *daddr;
+	dst->ops->update_pmtu(dst, NULL, skb, IPV6_MIN_MTU, false);
+	consume_skb(skb);
+	return 0;
+}
+
+/**
  * spray_udp_dst() - the route of a connection's packets on one entropy value
  * @sn: the namespace
  * @slot: the connection's cache for that entropy value
@@ -660,10 +708,19 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 		skb->csum_offset = offsetof(struct udphdr, check);
 	}
 
+	/*
+	 * Fragmented at the source where the packet is larger than the
+	 * route's MTU (a Fragmentation Needed or Packet Too Big lowered it:
+	 * spray_udp_err_lookup()) rather than dropped, as a UDP socket's
+	 * datagrams are (IP_PMTUDISC_WANT)
+	 */
+	skb->ignore_df = 1;
 	if (ipv6_addr_v4mapped(&cb.daddr)) {
 		/* filled by the lookup, or its addresses only: no clearing */
 		struct flowi4 fl4 __uninitialized;
 		struct rtable *rt;
+		__be16 df = 0;
+		u32 len;
 
 		sock = rcu_dereference(sn->udp_sock);
 		if (unlikely(!sock))
@@ -680,9 +737,28 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 			if (IS_ERR(rt))
 				goto drop;
 		}
+		/*
+		 * DF where the packet fits the route, as UDP's
+		 * IP_PMTUDISC_WANT sets it (__ip_make_skb()): a router with a
+		 * smaller MTU further on answers Fragmentation Needed, which
+		 * lowers the route's MTU and cuts the connection's next
+		 * messages (spray_conn_icmp_err()), instead of fragmenting
+		 * every packet on the way, which a data-centre switch may not
+		 * do in hardware and where one fragment lost loses the
+		 * packet. Not where the connection suspects that such answers
+		 * are filtered (a black hole: spray_tx_lost()), nor on a
+		 * route whose MTU is locked, nor where the namespace turned
+		 * path MTU discovery off (net.ipv4.ip_no_pmtu_disc when the
+		 * UDP socket was made: ip_dont_fragment()).
+		 */
+		len = (skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : skb->len) +
+		      sizeof(struct iphdr) + sizeof(struct udphdr);
+		if (!cb.nodf && len <= dst_mtu(&rt->dst) &&
+		    ip_dont_fragment(sock->sk, &rt->dst))
+			df = htons(IP_DF);
 		udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
 				    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
-				    0, htons(cb.ev), dport, false, false);
+				    df, htons(cb.ev), dport, false, false);
 		return 0;
 	}
 #if IS_ENABLED(CONFIG_IPV6)
@@ -703,13 +779,6 @@ static int __spray_udp_xmit(struct spray_net *sn, struct sk_buff *skb)
 				goto drop;
 			}
 		}
-		/*
-		 * Fragmented to the path MTU where it is below the packet
-		 * (an ICMPv6 Packet Too Big lowered it: spray_udp_err_lookup())
-		 * rather than dropped, as a UDP socket's datagrams are
-		 * (IPV6_PMTUDISC_WANT); IPv4 packets leave without DF.
-		 */
-		skb->ignore_df = 1;
 		/* no tunnel device: dev NULL, no device statistics */
 		udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &fl6.saddr,
 				     &fl6.daddr, INET_ECN_ECT_0,

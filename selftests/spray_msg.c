@@ -28,7 +28,10 @@
  *       write message SEQ's LEN bytes (as send makes them) to standard
  *       output, for a forger of packets (hostile.sh).
  *   With SPRAY_HOLD=1 in the environment, send, recv and ask keep the
- *   socket open after their work until standard input closes.
+ *   socket open after their work until standard input closes. With
+ *   SPRAY_PAUSE=K, ask prints "paused N" after every K exchanges (N of
+ *   them so far) and waits for a line on standard input before the next
+ *   (its connection stays).
  *   spray_msg fail ADDR PORT DADDR DPORT TIMEOUT_S
  *       send one message and wait for its failure on the error queue;
  *       prints "error ERRNO_NAME after S seconds", then its history
@@ -309,9 +312,11 @@ static int do_ask(int fd, char **argv)
 	uint32_t count = atoi(argv[2]), len = atoi(argv[3]), seq, ok = 0;
 	unsigned char *buf = malloc(MAXLEN), *got = malloc(MAXLEN);
 	struct sockaddr_spray to = addr(argv[0], argv[1]);
+	const char *pause = getenv("SPRAY_PAUSE");
 	uint32_t bad = 0;
 	double t0 = now_s();
 	ssize_t n;
+	char c;
 
 	if (len < sizeof(struct hdr) || len > MAXLEN) {
 		fprintf(stderr, "ask: LEN %u outside 16..%u\n", len, MAXLEN);
@@ -320,6 +325,12 @@ static int do_ask(int fd, char **argv)
 	for (seq = 0; seq < count; seq++) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 
+		if (pause && atoi(pause) > 0 && seq && !(seq % atoi(pause))) {
+			printf("paused %u\n", seq);
+			fflush(stdout);
+			while (read(0, &c, 1) > 0 && c != '\n')
+				;
+		}
 		content(buf, len, seq, 1);
 		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to,
 			   sizeof(to)) != (ssize_t)len) {

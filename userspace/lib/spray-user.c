@@ -161,6 +161,7 @@ const struct ynl_policy_attr spray_stats_policy[SPRAY_A_STATS_MAX + 1] = {
 	[SPRAY_A_STATS_TX_TRAINS] = { .name = "tx-trains", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_RX_TRAINS] = { .name = "rx-trains", .type = YNL_PT_U64, },
 	[SPRAY_A_STATS_ICMP_ERRORS] = { .name = "icmp-errors", .type = YNL_PT_U64, },
+	[SPRAY_A_STATS_PMTU_BLACKHOLES] = { .name = "pmtu-blackholes", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest spray_stats_nest = {
@@ -725,6 +726,11 @@ int spray_stats_get_rsp_parse(const struct nlmsghdr *nlh,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.icmp_errors = 1;
 			dst->icmp_errors = ynl_attr_get_u64(attr);
+		} else if (type == SPRAY_A_STATS_PMTU_BLACKHOLES) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.pmtu_blackholes = 1;
+			dst->pmtu_blackholes = ynl_attr_get_u64(attr);
 		}
 	}
 

@@ -257,6 +257,7 @@ struct spray_stats_get_rsp {
 		__u32 tx_trains:1;
 		__u32 rx_trains:1;
 		__u32 icmp_errors:1;
+		__u32 pmtu_blackholes:1;
 	} _present;
 
 	__u64 tx_pkts;
@@ -303,6 +304,7 @@ struct spray_stats_get_rsp {
 	__u64 tx_trains;
 	__u64 rx_trains;
 	__u64 icmp_errors;
+	__u64 pmtu_blackholes;
 };
 
 void spray_stats_get_rsp_free(struct spray_stats_get_rsp *rsp);

@@ -179,7 +179,8 @@ int spraynl_strerror(struct ynl_sock *ys, char *buf, size_t len)
 	X(RX_TURNS, rx_turns) X(RX_TURNS_EXPIRED, rx_turns_expired)	\
 	X(CLOSED_ACKS, closed_acks) X(TIMER_FIRES, timer_fires)	\
 	X(ANSWER_PROBES, answer_probes) X(TX_TRAINS, tx_trains)	\
-	X(RX_TRAINS, rx_trains) X(ICMP_ERRORS, icmp_errors)
+	X(RX_TRAINS, rx_trains) X(ICMP_ERRORS, icmp_errors)	\
+	X(PMTU_BLACKHOLES, pmtu_blackholes)
 
 #define ONE(A, f) + 1
 _Static_assert(0 SPRAYNL_COUNTERS(ONE) == SPRAYNL_NR_COUNTERS,

@@ -68,7 +68,7 @@ struct spraynl_counter {
 };
 
 /* number of u64 counters spraynl_stats_counters() lists */
-#define SPRAYNL_NR_COUNTERS	41
+#define SPRAYNL_NR_COUNTERS	42
 
 /**
  * spraynl_stats_counters() - the counters of a stats-get reply, in the

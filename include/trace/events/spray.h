@@ -344,30 +344,35 @@ TRACE_EVENT(spray_rto_probe,
 );
 
 /*
- * An ICMP Packet Too Big (or Fragmentation Needed) about the connection's
- * packets lowered their payload: the messages that start from now on are
- * cut to it.
+ * How the connection's packets meet the path MTU changed: an ICMP Packet
+ * Too Big (or Fragmentation Needed) about them, or the MTU of its routes,
+ * moved their payload from @old to @frag (the messages that start from
+ * now on are cut to it); or (@old == @frag, @df false) its IPv4 packets
+ * leave without DF from now on, a path MTU black hole suspected. @df: its
+ * packets are sent with DF where they fit the route (IPv6's always are).
  */
 TRACE_EVENT(spray_path_mtu,
 
-	TP_PROTO(const struct spray_conn *c, u32 old, u32 frag),
+	TP_PROTO(const struct spray_conn *c, u32 old, u32 frag, bool df),
 
-	TP_ARGS(c, old, frag),
+	TP_ARGS(c, old, frag, df),
 
 	TP_STRUCT__entry(
 		SPRAY_TP_PEER
 		__field(u32, old)
 		__field(u32, frag)
+		__field(bool, df)
 	),
 
 	TP_fast_assign(
 		SPRAY_TP_PEER_ASSIGN(c->id, &c->remote);
 		__entry->old = old;
 		__entry->frag = frag;
+		__entry->df = df;
 	),
 
-	TP_printk(SPRAY_TP_PEER_FMT " old=%u frag=%u", SPRAY_TP_PEER_ARGS,
-		  __entry->old, __entry->frag)
+	TP_printk(SPRAY_TP_PEER_FMT " old=%u frag=%u df=%d",
+		  SPRAY_TP_PEER_ARGS, __entry->old, __entry->frag, __entry->df)
 );
 
 /* The sender's congestion window changed (bytes). */
