@@ -329,10 +329,11 @@ struct spray_tmsg {
  *	path
  * @peer_caps: SPRAY_CAP_* of the peer's last packet accepted (DATA of its
  *	incarnation, ACK of ours): whether our DATA may carry ACKs
- * @chal_key: the secret of this connection's challenge tokens (random):
- *	the token for incarnation X is a hash of X under it, so that any
- *	number of SYNs may be challenged at once and a flood of forged ones
- *	cannot displace the real peer's pending answer
+ * @chal_key: the secret of this connection's challenge token (random,
+ *	drawn again when an incarnation is adopted by it): one token for
+ *	every SYN challenged, so that any number may be challenged at once,
+ *	a flood of forged ones cannot displace the real peer's pending
+ *	answer, and the real peer may answer the challenge of a forged one
  * @peer_last_ts: newest sender timestamp of the incarnation's packets
  * @rx_last_ns: when the incarnation's last packet was accepted
  * @rx_mtu: largest DATA payload received (receiver credit counts in it)

@@ -640,15 +640,19 @@ static bool spray_rmsg_keep(struct spray_rmsg *rm, struct sk_buff *skb,
 /*
  * A challenge to the sender of incarnation @in->src_cid, whose SYN may not
  * replace the current incarnation: an ACK of that incarnation that
- * acknowledges nothing and whose src_cid is a token. Its real sender, and
- * only it, hears the ACK and puts the token in its next DATA (dst_cid, as
- * for any ACK): its incarnation is then adopted (spray_rx_incarnation()).
- * A replayed or forged SYN gets no answer. Rate-limited per source, as the
- * NACKs to unexpected packets are.
+ * acknowledges nothing and whose src_cid is a token. The real sender at
+ * the SYN's address, and only it, hears the ACK and puts the token in its
+ * next DATA (dst_cid, as for any ACK): its incarnation is then adopted
+ * (spray_rx_incarnation()). A replayed or forged SYN gets no answer. The
+ * token is the connection's, not the incarnation's: a sender whose own
+ * SYN was not challenged, because a flood of forged ones from its address
+ * took the rate limit (the challenges share the per-source limit of the
+ * NACKs), answers the challenge of a forged one (spray_rcv_challenge()).
+ * It changes when an incarnation is adopted by it.
  */
-static u32 spray_rx_chal_token(const struct spray_conn *c, u32 cid)
+static u32 spray_rx_chal_token(const struct spray_conn *c)
 {
-	return jhash_1word(cid, c->chal_key) ?: 1;
+	return jhash_1word(c->remote.port, c->chal_key) ?: 1;
 }
 
 static void spray_rx_challenge(struct spray_conn *c,
@@ -661,7 +665,7 @@ static void spray_rx_challenge(struct spray_conn *c,
 	if (!spray_nack_allowed(spray_conn_net(c), &c->remote, now))
 		return;
 	p.type = SPRAY_T_ACK;
-	p.src_cid = spray_rx_chal_token(c, in->src_cid);
+	p.src_cid = spray_rx_chal_token(c);
 	p.dst_cid = in->src_cid;
 	/* the incarnation's first psn: nothing acknowledged, no grant */
 	p.ack.cum_psn = in->src_cid;
@@ -700,12 +704,14 @@ static enum skb_drop_reason spray_rx_incarnation(struct spray_conn *c,
 
 	if (p->src_cid == c->peer_cid)
 		return SKB_NOT_DROPPED_YET;
-	token = spray_rx_chal_token(c, p->src_cid);
+	token = spray_rx_chal_token(c);
 	if (p->dst_cid == token) {
 		/* the sender we challenged answered: it hears us */
 		spray_rx_reset(c, p->src_cid, ts, now);
 		c->ack_cid = token;
 		c->rx_verified = true;
+		/* a late packet of it cannot take the next one back */
+		c->chal_key = get_random_u32();
 		return SKB_NOT_DROPPED_YET;
 	}
 	if (!(p->flags & SPRAY_F_SYN)) {
@@ -893,6 +899,30 @@ static enum skb_drop_reason spray_rcv_ack(struct spray_conn *c,
 	else
 		spray_write_space(&c->ss->sk);
 	return SKB_NOT_DROPPED_YET;
+}
+
+/*
+ * A challenge (spray_rx_challenge()) to another incarnation than ours,
+ * while the peer has acknowledged none of ours: a flood of forged SYNs
+ * from our address took the incarnation at the peer, and its challenges
+ * reach us, the address's real owner, while ours wait behind the rate
+ * limit. Its token goes in our next DATA (still SYN) as if our own SYN
+ * had been challenged, and the peer adopts our incarnation. Nothing else
+ * is taken from it (no RTO, no window): a forger off the path who sends
+ * one can at most make our next packets carry a wrong token, which the
+ * peer's first real ACK replaces.
+ *
+ * Return: whether @p was one.
+ */
+static bool spray_rcv_challenge(struct spray_conn *c, const struct spray_pkt *p)
+{
+	if (p->type != SPRAY_T_ACK || (p->flags & SPRAY_F_PROBE) ||
+	    !c->tx_ready || c->synced || p->dst_cid == c->local_cid ||
+	    p->ack.cum_psn != p->dst_cid || p->ack.sack_base != p->dst_cid ||
+	    p->ack.grant_psn != p->dst_cid || !p->src_cid)
+		return false;
+	c->peer_ack_cid = p->src_cid;
+	return true;
 }
 
 /*
@@ -1108,6 +1138,8 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		break;
 	case SPRAY_T_ACK:
 	case SPRAY_T_NACK:
+		if (spray_rcv_challenge(c, p))
+			break;
 		if (!c->tx_ready || p->dst_cid != c->local_cid) {
 			drop = spray_drop(sn, SPRAY_DROP_STALE);
 			break;

@@ -213,6 +213,38 @@ spray_lib_check "  the far-future SYN dropped as stale (+$(( $(stat2 drop-stale)
 	[ $(( $(stat2 drop-stale) - stale )) -ge 1 ]
 UV_FD=
 
+# ---- nor when the forgeries come first: a flood of SYNs from h1's
+# address and spray port, each a new incarnation from far in the future,
+# holds the connection before the real sender starts, and the challenges
+# of its SYNs take the rate limit (20 a second) that the real sender's
+# would be challenged in. The challenges go to h1's address, where the
+# real sender hears them and answers one (its incarnation not yet
+# acknowledged): its messages are received while the flood goes on.
+# (Before, the real sender was locked out until the flood stopped.)
+stale=$(stat2 drop-stale)
+spray_lib_hold_start FF \
+	ip netns exec "$h2" "$here/spray_msg" recv 10.0.1.2 7005 5 fixed:1000 9 \
+	$((60 * ${SPRAY_TIMEOUT_MULT:-1}))
+ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7005 -S 7105 \
+	-t 18446744073709551615 -n 100000 -r 5000 syn >"$tmp/first.flood" &
+flood=$!
+# the forgeries hold the connection: the next ones are challenged, stale
+spray_lib_busywait 20000 eval '[ $(( $(stat2 drop-stale) - stale )) -ge 100 ]'
+t0=$(date +%s%N)
+ip netns exec "$h1" "$here/spray_msg" send 10.0.1.1 7105 10.0.1.2 7005 5 fixed:1000 9 \
+	>"$tmp/first.send" 2>&1
+rc=$?
+secs=$(( ($(date +%s%N) - t0) / 1000000 ))
+kill -0 $flood 2>/dev/null
+during=$?
+sed 's/^/# sender: /' "$tmp/first.send"
+spray_lib_check "forged SYNs first: the real sender's 5 messages acked in $secs ms, flood on" \
+	[ $rc -eq 0 -a $during -eq 0 ]
+kill $flood 2>/dev/null
+wait $flood
+spray_lib_check "  and received, each once" spray_lib_hold_stop FF
+FF_FD=
+
 # ---- trains whose headers stop being what the one before predicts: a
 # receiver takes a train's followers as one run while each header is its
 # predecessor's but for psn and fragment (spray_rcv_run()), and any other
