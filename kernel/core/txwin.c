@@ -867,8 +867,9 @@ u64 spray_txwin_detect_loss(struct spray_txwin *tw, u64 now_ns,
  *
  * MSG_SIZE says the receiver does not take the psn's message at all (it
  * is longer than the receiver's maximum); the receiver acknowledges its
- * psns without keeping them. Applied as an ACK; the caller fails the
- * message of @psn and sends no more of it.
+ * psns without keeping them. Applied as an ACK up to @psn, not past it
+ * (@psn's record stays); the caller fails the message of @psn and sends
+ * no more of it.
  *
  * RESUME says the receiver has room again (it read, or admitted the
  * message the refused psns belong to): every REFUSED psn goes again at
@@ -933,6 +934,15 @@ int spray_txwin_on_nack(struct spray_txwin *tw, u32 psn, u16 count,
 		if (!err)
 			txw_take_grant(tw, grant_psn);
 		return err;
+	}
+	/*
+	 * Not past the psn named: its record stays for the caller to find its
+	 * message by, which the ACK part would have completed and freed if
+	 * it covered the message; the receiver's next ACK takes the rest
+	 */
+	if (reason == SPRAY_NACK_MSG_SIZE && spray_psn_after(ack.cum_psn, psn)) {
+		ack.cum_psn = psn;
+		ack.sack_base = psn;
 	}
 	err = spray_txwin_on_ack(tw, &ack, now_ns, ops, ctx, &sum);
 	if (err)

@@ -770,15 +770,26 @@ TEST(spray_txwin_persist__probe_without_data_sends_nothing_beyond_grant)
 
 TEST(spray_txwin_on_nack__msg_size_acks_and_reports)
 {
+	struct spray_txack_sum sum;
+
 	setup(0);
 	send_n(4, 1000);
-	/* the receiver took psns 0..1 (discarded), cum 2 */
+	/*
+	 * the receiver took psns 0..1 (1 discarded), cum 2: acknowledged up
+	 * to the psn named, whose record stays for the caller to find its
+	 * message by (spray_tx_msg_size()); the next ACK takes it
+	 */
 	EXPECT_EQ(spray_txwin_on_nack(&tw, 1, 1, SPRAY_NACK_MSG_SIZE, 2, 1000,
 				      5000, &ops, NULL), -EMSGSIZE);
-	EXPECT_EQ(tw.una, 2);
-	EXPECT_EQ(ev.nacked, 2);
+	EXPECT_EQ(tw.una, 1);
+	EXPECT_EQ(ev.nacked, 1);
+	EXPECT(spray_txwin_rec(&tw, 1) && spray_txwin_rec(&tw, 1)->state ==
+	       SPRAY_TXREC_INFLIGHT);
 	EXPECT_EQ(ev.nlost, 0);
 	EXPECT(!tw.failed);
+	EXPECT_EQ(ack(2, 2, 0, 0, 0, 5100, &sum), 0);
+	EXPECT_EQ(tw.una, 2);
+	EXPECT_EQ(ev.nacked, 2);
 	/* a NACK naming psns never sent is refused, whatever its reason */
 	EXPECT_EQ(spray_txwin_on_nack(&tw, 9, 1, SPRAY_NACK_MSG_SIZE, 2, 1000,
 				      5000, &ops, NULL), -EINVAL);
