@@ -1120,6 +1120,7 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 	struct sockaddr_spray me = spray_sa4("10.9.0.1", 0);
 	struct sockaddr_spray peer = spray_sa4("10.9.0.2", 7000);
 	int pfd[2], tx, q, failed = 0, timedout = 0, sent = 0, got = 0;
+	bool drained = false;
 	int rerr = 0;
 	double t0;
 	pid_t rx;
@@ -1189,9 +1190,16 @@ TEST_F_TIMEOUT(pair, peer_netns_destroyed_mid_transfer, 120)
 
 		if (recvmsg(tx, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
 			rerr = errno;
-			if (ioctl(tx, SIOCOUTQ, &q) == 0 && q == 0)
+			/*
+			 * Drained: what failed left the queue as it went on
+			 * the error queue (in a work item), so it is there by
+			 * now; read it once more before stopping
+			 */
+			if (drained)
 				break;
-			usleep(10000);
+			drained = ioctl(tx, SIOCOUTQ, &q) == 0 && q == 0;
+			if (!drained)
+				usleep(10000);
 			continue;
 		}
 		failed++;
