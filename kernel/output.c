@@ -754,6 +754,14 @@ static struct spray_tmsg *spray_queue_train(struct spray_conn *c,
 	return m;
 }
 
+/* A reference to the route of entropy value @i (spray_udp_dst()), or NULL. */
+static struct dst_entry *spray_conn_ev_dst(struct spray_conn *c, u32 i)
+{
+	return spray_udp_dst(spray_conn_net(c), &c->dsts[i], &c->saddr,
+			     &c->remote.v6, c->remote.scope_id,
+			     spray_ev_port(c, i));
+}
+
 /*
  * The payload of the messages that start from now on, from the least MTU
  * of the routes kept for the entropy values (ECMP may give each its own):
@@ -773,9 +781,7 @@ static void spray_conn_path_mtu(struct spray_conn *c, u64 now)
 		return;
 	c->pmtu_check_ns = now + SPRAY_PMTU_CHECK_NS;
 	for (i = 0; i < c->path.cfg.n; i++) {
-		dst = spray_udp_dst(spray_conn_net(c), &c->dsts[i], &c->saddr,
-				    &c->remote.v6, c->remote.scope_id,
-				    spray_ev_port(c, i));
+		dst = spray_conn_ev_dst(c, i);
 		if (!dst)
 			continue;
 		payload = min(payload, spray_udp_dst_payload(dst, v4));
@@ -816,9 +822,7 @@ bool spray_conn_pmtu_min(struct spray_conn *c)
 
 	lockdep_assert_held(&c->ss->lock);
 	for (i = 0; c->dsts && i < c->path.cfg.n; i++) {
-		dst = spray_udp_dst(spray_conn_net(c), &c->dsts[i], &c->saddr,
-				    &c->remote.v6, c->remote.scope_id,
-				    spray_ev_port(c, i));
+		dst = spray_conn_ev_dst(c, i);
 		if (!dst)
 			continue;
 		lowered |= !spray_udp_dst_pmtu_min(dst, &c->saddr,

@@ -144,8 +144,9 @@ struct spray_config {
  * @SPRAY_MIB_TX_TRAINS: skbs of first transmissions (trains of 1 or more)
  * @SPRAY_MIB_RX_TRAINS: skbs that brought DATA packets to a socket
  * @SPRAY_MIB_ICMP_ERRORS: ICMP errors quoting a packet we sent
- * @SPRAY_MIB_PMTU_BLACKHOLES: connections whose IPv4 packets leave without
- *	DF from then on, a path MTU black hole suspected
+ * @SPRAY_MIB_PMTU_BLACKHOLES: path MTU black holes suspected: a connection's
+ *	IPv4 packets leave without DF from then on, or for IPv6 the routes
+ *	to its peer take 1280 bytes
  * @__SPRAY_MIB_MAX: the number of counters
  *
  * Drops of incoming packets are counted per enum spray_drop_reason in
