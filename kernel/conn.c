@@ -1271,20 +1271,18 @@ static void spray_tx_acked_run(void *ctx, u32 psn, u32 n,
 }
 
 /*
- * A path MTU black hole, by the look of it (spray.rst, "Path MTU"): a
- * packet larger than any the peer acknowledged, lost again and again,
- * as if a router dropped it for its size and a filter ate the ICMP error
- * it answered. The connection's IPv4 packets leave without DF from now
- * on, the lost one's next transmission too: routers fragment them, as
- * they did before DF was set, and as TCP falls back when its black hole
- * detection fires (tcp_mtu_probing). IPv6 routers never fragment, but
- * every IPv6 link carries 1280 bytes: the routes to the peer take the
- * Packet Too Big for 1280 that never came, so that the host fragments
- * what it sends larger and the next messages are cut to it (as long as
- * the route keeps it, 10 minutes; then again if the hole is still
- * there). Losses that only look so (a peer gone before any large packet
- * of the connection was acknowledged) cost DF, for the connection's
- * life, or IPv6's least MTU towards the peer for 10 minutes.
+ * A path MTU black hole (spray.rst, "Path MTU"): a packet larger than any
+ * the peer acknowledged, lost again and again, while the peer answers a
+ * small packet (spray_conn_blackhole_check()), as if a router dropped the
+ * large one for its size and a filter ate the ICMP error it answered. The
+ * connection's IPv4 packets leave without DF from now on, the lost one's
+ * next transmission too: routers fragment them, as they did before DF
+ * was set, and as TCP falls back when its black hole detection fires
+ * (tcp_mtu_probing). IPv6 routers never fragment, but every IPv6 link
+ * carries 1280 bytes: the routes to the peer take the Packet Too Big for
+ * 1280 that never came, so that the host fragments what it sends larger
+ * and the next messages are cut to it (as long as the route keeps it, 10
+ * minutes; then again if the hole is still there).
  */
 static void spray_conn_blackhole(struct spray_conn *c)
 {
@@ -1296,6 +1294,33 @@ static void spray_conn_blackhole(struct spray_conn *c)
 	}
 	spray_mib_inc(spray_conn_net(c), SPRAY_MIB_PMTU_BLACKHOLES);
 	trace_spray_path_mtu(c, c->frag_size, c->frag_size, false);
+}
+
+/**
+ * spray_conn_blackhole_check() - a PROBE came back: is the hole there?
+ * @c: the connection, its socket locked
+ * @ts_echo: the send time the answer echoes
+ *
+ * A connection that suspects a black hole (&spray_conn.bh_len) sent a
+ * PROBE, a packet small enough for any path. Its answer shows the peer
+ * alive and reachable while the large packet was lost again and again:
+ * its size was the reason, the fallback applies (spray_conn_blackhole()).
+ * Without an answer (the peer's host down, a path that loses everything)
+ * nothing changes: losses of every size are no black hole, and the
+ * fallback would cost every flow to the peer IPv6's least MTU for ten
+ * minutes. An answer to a PROBE sent before the suspicion says nothing.
+ */
+void spray_conn_blackhole_check(struct spray_conn *c, u64 ts_echo)
+{
+	lockdep_assert_held(&c->ss->lock);
+	if (!c->bh_len || !c->bh_probe_ns || ts_echo < c->bh_probe_ns)
+		return;
+	/* not if a packet that large came through or an ICMP error came */
+	if (c->bh_len > c->acked_len_max && c->bh_len <= c->frag_size &&
+	    !c->nodf)
+		spray_conn_blackhole(c);
+	c->bh_len = 0;
+	c->bh_probe_ns = 0;
 }
 
 static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
@@ -1312,12 +1337,17 @@ static void spray_tx_lost(void *ctx, u32 psn, const struct spray_txrec *rec,
 		return;
 	/*
 	 * Not a packet larger than the path MTU learnt since: it leaves
-	 * fragmented, without DF, and is lost for another reason
+	 * fragmented, without DF, and is lost for another reason. A black
+	 * hole is suspected; the pump sends the PROBE whose answer confirms
+	 * it.
 	 */
 	if (rec->retx + 1 >= SPRAY_BLACKHOLE_LOSSES &&
 	    rec->len > c->acked_len_max && rec->len <= c->frag_size &&
-	    !c->nodf)
-		spray_conn_blackhole(c);
+	    !c->nodf) {
+		if (!c->bh_len || rec->len < c->bh_len)
+			c->bh_len = rec->len;
+		c->bh_probe_due = true;
+	}
 	/* one RTO expiry counts once in the message's history */
 	if (why == SPRAY_LOSS_RTO && m && m->hist.rto_mark != (u16)c->rtos) {
 		m->hist.rto_mark = (u16)c->rtos;
@@ -1409,6 +1439,9 @@ int spray_tx_restart(struct spray_conn *c)
 	c->local_cid = spray_new_cid();
 	c->synced = false;
 	c->soft_err = 0;
+	c->bh_len = 0;
+	c->bh_probe_due = false;
+	c->bh_probe_ns = 0;
 	c->peer_ack_cid = 0;
 	c->next_msg_id = 0;
 	err = spray_txwin_init(&c->tw, c->ring, SPRAY_TX_RING, c->local_cid,

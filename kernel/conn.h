@@ -60,7 +60,7 @@
 #define SPRAY_MAX_ERRQ		1024
 /*
  * Losses of one packet larger than any acknowledged on its connection
- * that make the connection suspect a path MTU black hole (&spray_conn.nodf),
+ * that make the connection suspect a path MTU black hole (&spray_conn.bh_len),
  * as TCP's black hole detection waits for its third RTO (tcp_retries1)
  */
 #define SPRAY_BLACKHOLE_LOSSES	3
@@ -286,6 +286,12 @@ struct spray_tmsg {
  *	dropped it for the path MTU and a filter ate its Fragmentation
  *	Needed (a black hole); routers fragment them from then on
  * @acked_len_max: the largest payload of a packet the peer acknowledged
+ * @bh_len: a black hole is suspected for packets of this payload (one was
+ *	lost SPRAY_BLACKHOLE_LOSSES times, none so large acknowledged), 0 if
+ *	none: the suspicion holds once the peer answers a small PROBE sent
+ *	since (spray_conn_blackhole_check())
+ * @bh_probe_due: the pump sends that PROBE
+ * @bh_probe_ns: when it went (its answer echoes it), 0 before
  * @peer_ack_cid: the src_cid of the peer's ACKs for this incarnation, put
  *	in our DATA's dst_cid: proof to the peer that we hear its ACKs
  * @next_msg_id: number of the next message queued
@@ -384,6 +390,9 @@ struct spray_conn {
 	u8			soft_err;
 	bool			nodf;
 	u16			acked_len_max;
+	u16			bh_len;
+	bool			bh_probe_due;
+	u64			bh_probe_ns;
 	u32			peer_ack_cid;
 	u32			next_msg_id;
 	struct list_head	tmsgs;
@@ -492,6 +501,7 @@ u32 spray_udp_dst_payload(const struct dst_entry *dst, bool v4);
 int spray_udp_dst_pmtu_min(struct dst_entry *dst, const struct in6_addr *saddr,
 			   const struct in6_addr *daddr);
 bool spray_conn_pmtu_min(struct spray_conn *c);
+void spray_conn_blackhole_check(struct spray_conn *c, u64 ts_echo);
 struct dst_entry *spray_udp_dst(struct spray_net *sn,
 				struct spray_dst_slot *slot,
 				const struct in6_addr *saddr,
@@ -572,6 +582,10 @@ bool spray_nack_allowed(struct spray_net *sn, const struct spray_addr *to,
 struct sk_buff *spray_nack_skb(struct spray_net *sn,
 			       const struct spray_addr *to, const struct in6_addr *saddr,
 			       const struct spray_pkt *in, u64 now);
+struct sk_buff *spray_probe_echo_skb(struct spray_net *sn,
+				     const struct spray_addr *to,
+				     const struct in6_addr *saddr,
+				     const struct spray_pkt *in, u64 now);
 struct sk_buff *spray_closed_ack_skb(const struct spray_addr *to,
 				     const struct in6_addr *saddr,
 				     const struct spray_pkt *in, u32 ack_cid,

@@ -1028,6 +1028,29 @@ static void spray_probe_acked(struct spray_conn *c, const struct spray_pkt *p,
 	if (c->evs[idx].state == SPRAY_EV_DOWN)
 		spray_conn_path_event(c, idx, true);
 	spray_path_on_ack(&c->path, idx, false, now);
+	spray_conn_blackhole_check(c, p->ack.ts_echo);
+}
+
+/*
+ * A PROBE of an incarnation of the sender's that we hold no state for: one
+ * that never had an ACK of ours (SPRAY_F_SYN) is echoed, without state
+ * (spray_probe_echo_skb()); any other is stale.
+ */
+static enum skb_drop_reason spray_rcv_stray_probe(struct spray_net *sn,
+						  const struct spray_pkt *p,
+						  const struct spray_addr *peer,
+						  const struct spray_addr *to,
+						  u64 now,
+						  struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+
+	if (p->flags & SPRAY_F_SYN) {
+		skb = spray_probe_echo_skb(sn, peer, &to->v6, p, now);
+		if (skb)
+			__skb_queue_tail(q, skb);
+	}
+	return spray_drop(sn, SPRAY_DROP_STALE);
 }
 
 /*
@@ -1073,6 +1096,8 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 	else
 		c = spray_conn_find(ss, peer, &to->v6);
 	if (!c) {
+		if (p->type == SPRAY_T_PROBE)
+			return spray_rcv_stray_probe(sn, p, peer, to, now, q);
 		if (p->type != SPRAY_T_DATA)
 			return spray_drop(sn, SPRAY_DROP_STALE);
 		if (!(p->flags & SPRAY_F_SYN)) {
@@ -1121,7 +1146,7 @@ static enum skb_drop_reason spray_rcv_locked(struct spray_sock *ss,
 		break;
 	case SPRAY_T_PROBE:
 		if (!c->peer_cid || p->src_cid != c->peer_cid) {
-			drop = spray_drop(sn, SPRAY_DROP_STALE);
+			drop = spray_rcv_stray_probe(sn, p, peer, to, now, q);
 			break;
 		}
 		c->last_active_ns = now;

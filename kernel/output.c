@@ -486,6 +486,26 @@ void spray_queue_window_probe(struct spray_conn *c, u64 now,
 }
 
 /*
+ * The PROBE that tests a black hole the connection suspects (spray_tx_lost()):
+ * small enough for any path, it is answered if the peer is there
+ * (spray_conn_blackhole_check()). Its time is the first since the
+ * suspicion: an answer to any of them counts.
+ */
+static void spray_queue_blackhole_probe(struct spray_conn *c, u64 now,
+					struct sk_buff_head *q)
+{
+	int ev;
+
+	c->bh_probe_due = false;
+	ev = spray_pick_data_ev(c, now, q);
+	if (ev < 0)
+		ev = get_random_u32_below(c->path.cfg.n);
+	if (!c->bh_probe_ns)
+		c->bh_probe_ns = now;
+	__spray_queue_probe(c, ev, false, now, q);
+}
+
+/*
  * The first message with bytes never sent, or NULL: from the cursor, past
  * what is sent or given up (amortized O(1): the cursor never goes back but
  * at a new incarnation).
@@ -854,6 +874,8 @@ void spray_conn_pump(struct spray_conn *c, u64 now,
 	c->pump_more = false;
 	if (!c->tx_ready || c->tw.failed)
 		return;
+	if (unlikely(c->bh_probe_due))
+		spray_queue_blackhole_probe(c, now, q);
 	cwnd = spray_conn_cwnd(c);
 	while (c->tw.inflight < cwnd && spray_txwin_next_retx(&c->tw, &psn)) {
 		if (n == SPRAY_TX_BURST)
@@ -1058,6 +1080,43 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
 	if (skb)
 		trace_spray_nack_sent(0, to, p.nack.psn, 1, SPRAY_NACK_NO_CONN);
 	return skb;
+}
+
+/**
+ * spray_probe_echo_skb() - answer a PROBE of an incarnation we do not hold
+ * @sn: the namespace
+ * @to: its sender
+ * @saddr: our address it came to
+ * @in: the PROBE, with SPRAY_F_SYN (its sender has no ACK from us yet)
+ * @now: current time
+ *
+ * Echoed as a connection's PROBE is (its time, entropy value and id, in
+ * an ACK with SPRAY_F_PROBE), without state and at the rate NACKs to
+ * unknown senders go (a reflection no larger than what came). The sender
+ * whose DATA never came whole learns that this host answers: its large
+ * packets were lost for their size, a black hole, not for a peer gone
+ * (spray_conn_blackhole_check()).
+ *
+ * Return: the skb, or NULL (over the rate, no memory).
+ */
+struct sk_buff *spray_probe_echo_skb(struct spray_net *sn,
+				     const struct spray_addr *to,
+				     const struct in6_addr *saddr,
+				     const struct spray_pkt *in, u64 now)
+{
+	struct spray_pkt p = {};
+
+	if (!spray_nack_allowed(sn, to, now))
+		return NULL;
+	p.type = SPRAY_T_ACK;
+	p.flags = SPRAY_F_PROBE;
+	p.src_cid = in->dst_cid ? in->dst_cid : 1;
+	p.dst_cid = in->src_cid;
+	p.ack.ts_echo = in->probe.ts_ns;
+	p.ack.ev_echo = in->ev;
+	p.ack.echo_psn = in->probe.probe_id;
+	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
+			       49152 + get_random_u32_below(16384));
 }
 
 /*

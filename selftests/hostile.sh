@@ -125,6 +125,20 @@ spray_lib_check "1000 DATA packets to an unbound port: $answered NACKs in ${secs
 spray_lib_check "  a real sender still learns that nobody listens there" \
 	ip netns exec "$h1" "$here/spray_msg" fail 10.0.1.1 7300 10.0.1.2 7999 10
 
+# PROBEs with SYN of incarnations h2 holds nothing for are echoed without
+# state (a sender that suspects a path MTU black hole asks whether the
+# peer is there): within the same rate, and no connection appears
+stale=$(stat2 drop-stale); limited=$(stat2 drop-nack-ratelimit); np=$(peers2)
+t0=$(date +%s%N)
+ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7000 -n 1000 synprobe >/dev/null
+spray_lib_busywait 10000 eval '[ $(( $(stat2 drop-stale) - stale )) -ge 1000 ]'
+secs=$(( ($(date +%s%N) - t0 + 999999999) / 1000000000 ))
+answered=$(( 1000 - ($(stat2 drop-nack-ratelimit) - limited) ))
+spray_lib_check "1000 PROBEs with SYN of no connection: $answered echoes in ${secs} s (20 at once, 20 a second)" \
+	[ "$answered" -ge 1 -a "$answered" -le $((20 + 20 * secs + 5)) ]
+spray_lib_check "  dropped as stale, no connection state ($(peers2) peers, $np before)" \
+	[ $(( $(stat2 drop-stale) - stale )) -eq 1000 -a "$(peers2)" -eq "$np" ]
+
 # forgemsg.py: DATA packets of spray_msg's messages, for the forgers below
 # (python3 with PYTHONPATH=$tmp), sent from h1 to h2's UDP port
 cat >"$tmp/forgemsg.py" <<PY

@@ -18,7 +18,8 @@
 # stayed fragmented for its life.) Where a filter eats the Fragmentation
 # Needed (a black hole), a connection whose large packets are lost three
 # times sends them without DF, and r fragments them; over IPv6 the route
-# takes IPv6's least MTU, 1280, and h1 fragments to it.
+# takes IPv6's least MTU, 1280, and h1 fragments to it. Only while the
+# peer answers a small packet: a peer gone is no black hole.
 source "$(dirname "$0")/lib.sh"
 SC=$(dirname "$here")/userspace/sprayctl/sprayctl
 tmp=$(mktemp -d)
@@ -55,11 +56,12 @@ spray_stat() { ip netns exec "$h1" "$SC" -t stats | awk -F'\t' -v k="$1" '$1 == 
 counter() {
 	ip netns exec "$1" nstat -asz "$2" | awk -v k="$2" '$1 == k { print $2 }'
 }
-# xfer SRC DST PORT N: N messages of 20,000 bytes h1 -> h2, each once, intact
+# xfer SRC DST PORT N [LEN]: N messages of LEN bytes (20,000) h1 -> h2,
+# each once, intact
 xfer() {
 	spray_lib_hold_start RX ip netns exec "$h2" "$here/spray_msg" recv "$2" "$3" "$4" \
-		fixed:20000 "$3" $((60 * ${SPRAY_TIMEOUT_MULT:-1}))
-	ip netns exec "$h1" "$here/spray_msg" send "$1" 0 "$2" "$3" "$4" fixed:20000 "$3" \
+		"fixed:${5:-20000}" "$3" $((60 * ${SPRAY_TIMEOUT_MULT:-1}))
+	ip netns exec "$h1" "$here/spray_msg" send "$1" 0 "$2" "$3" "$4" "fixed:${5:-20000}" "$3" \
 		>"$tmp/send" 2>&1
 	local rc=$?
 	sed 's/^/# sender: /' "$tmp/send" | tail -n 8
@@ -135,6 +137,33 @@ spray_lib_check "  h1's route to h2 took 1280" \
 	bash -c "ip -n '$h1' -6 route get fd02::3 | grep -qw 'mtu 1280'"
 since h6f "$h1" Ip6FragCreates
 spray_lib_check "  and h1 fragmented to it ($h6f fragments)" [ "$h6f" -gt 0 ]
+
+# Every packet too large for the hole (messages of 10 x 1404 bytes): none
+# reaches h2, which never acknowledges the connection; the PROBE that
+# tests the suspicion is small, and h2 echoes it though it holds no state
+# for its sender: a host that answers, so the hole is taken for one.
+ip -n "$h2" addr add fd02::5/64 dev eth0 nodad
+since bh - pmtu-blackholes
+spray_lib_check "IPv6, every packet too large: 20 messages of 14,040 bytes" \
+	xfer fd01::1 fd02::5 7009 20 14040
+since bh - pmtu-blackholes
+spray_lib_check "  the connection, never acknowledged, suspected it: pmtu-blackholes +$bh (1)" \
+	[ "$bh" -eq 1 ]
+
+# A peer gone is no black hole: no host has fd02::4, so its large packets
+# are lost as the small PROBE is, and the message fails. The route keeps
+# its MTU (before, it took 1280 for ten minutes, for every flow to that
+# address, which would be 1280 for a 9000-byte fabric).
+since bh - pmtu-blackholes
+spray_lib_check "IPv6, a peer gone: a message of 20,000 bytes fails" \
+	bash -c "ip netns exec '$h1' env SPRAY_LEN=20000 '$here/spray_msg' fail fd01::1 0 \
+		fd02::4 7010 $((60 * ${SPRAY_TIMEOUT_MULT:-1})) >'$tmp/fail' 2>&1"
+sed 's/^/# /' "$tmp/fail" | head -n 2
+since bh - pmtu-blackholes
+spray_lib_check "  not taken for a black hole: pmtu-blackholes +$bh (0)" [ "$bh" -eq 0 ]
+ip -n "$h1" -6 route get fd02::4 | sed 's/^/# /'
+spray_lib_check "  h1's route to it kept its MTU" \
+	bash -c "! ip -n '$h1' -6 route get fd02::4 | grep -qw 'mtu 1280'"
 tc -n "$r" qdisc del dev left root
 
 toobig=$(counter "$h1" Icmp6InPktTooBigs); frags=$(counter "$h1" Ip6FragCreates)

@@ -43,6 +43,8 @@
  *   field     NACK count or reason out of range    drop-field
  *   nosyn     DATA without SYN from a new source   drop-stale (+ a NACK back)
  *   ctl       ACK, NACK, PROBE-ACK from a new source drop-stale
+ *   synprobe  PROBE with SYN from a new source      drop-stale (+ an echo
+ *             back, at the rate of NACKs to unknown senders)
  *   syn       DATA with SYN, a fresh connection id per source, half a
  *             message (never completes): opens connection state
  *   synfull   the same with a whole one-packet message: delivered
@@ -477,6 +479,9 @@ static int build(const char *kind, u32 i, u8 *buf, struct source *s, u16 *ev)
 				      type == SPRAY_T_ACK && (i & 4) ?
 				      SPRAY_F_PROBE : 0, rnd_nz(), rnd());
 	}
+	if (!strcmp(kind, "synprobe"))
+		return (int)build_ctl(buf, s, SPRAY_T_PROBE, SPRAY_F_SYN,
+				      rnd_nz(), 0);
 	if (!strcmp(kind, "csum"))
 		kind = "synfull";
 	if (!strcmp(kind, "syn") || !strcmp(kind, "synfull")) {

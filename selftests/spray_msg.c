@@ -38,7 +38,7 @@
  *       (SPRAY_CMSG_HISTORY) as "history peer=ADDR:PORT conn=.. msg=..
  *       ack_age_us=.. retx_rack=.. retx_nack=.. retx_rto=..
  *       retx_refused=.. nacks=.. rtos=.. evs=A,B,.. cookie=..";
- *       exit 0 if it came.
+ *       exit 0 if it came. SPRAY_LEN=N: a message of N bytes (1000).
  *   spray_msg vanish ADDR PORT DADDR DPORT TIMEOUT_S
  *       send one message and wait until it is acknowledged, print "acked",
  *       wait for a line on standard input (the peer vanishes meanwhile),
@@ -396,9 +396,16 @@ static int do_fail(int fd, char **argv, bool vanish)
 	struct sockaddr_spray to = addr(argv[0], argv[1]);
 	double timeout = atof(argv[2]), t0 = now_s();
 	struct pollfd p = { .fd = fd, .events = 0 };
-	char buf[1000] = "gone?";
+	const char *len_env = getenv("SPRAY_LEN");
+	size_t len = len_env ? strtoul(len_env, NULL, 0) : 1000;
 	struct errq_entry e;
+	char *buf;
 	int q;
+
+	buf = calloc(1, len ?: 1);
+	if (!buf)
+		return 1;
+	memcpy(buf, "gone?", len < 5 ? len : 5);
 
 	if (vanish) {
 		/* a peer that answers first: it acknowledges a message */
@@ -419,7 +426,7 @@ static int do_fail(int fd, char **argv, bool vanish)
 			;
 		t0 = now_s();
 	}
-	if (send_cookie(fd, buf, sizeof(buf), &to, vanish ? 4242 : 0) < 0) {
+	if (send_cookie(fd, buf, len, &to, vanish ? 4242 : 0) < 0) {
 		perror("sendto");
 		return 1;
 	}
