@@ -78,8 +78,9 @@ if [ "${1:-}" = --in-vm ]; then
 		    print("run", v, tp, "failed")
 		else:
 		    busy = ",".join("%.0f" % b for b in d["cpu_busy_pct"])
-		    print("run %s %s goodput_mbps %.1f cpu_ns_per_byte %.2f busy %s retx %s"
-		          % (v, tp, d["goodput_mbps"], d["cpu_ns_per_byte"], busy, retx))
+		    print("run %s %s goodput_mbps %.1f cpu_ns_per_byte %.2f busy %s retx %s sampled %.2f"
+		          % (v, tp, d["goodput_mbps"], d["cpu_ns_per_byte"], busy, retx,
+		             d.get("cpu_ns_per_byte_sampled", 0)))
 		PY
 		if [ ${#pre[@]} -gt 0 ]; then
 			for cpu in 0 1; do
