@@ -408,8 +408,10 @@ def datapath_tables(runs, md, out, d):
     md += ["", "### Datapath: one unshaped veth, CPU-bound (dpbench)", "",
            "Two namespaces joined by one veth, default offloads, no shaping; one "
            "program (dpbench) for every transport; senders on guest CPU 0, the one "
-           "receiving socket's thread on CPU 1. Goodput and guest CPU time (all CPUs, "
-           "/proc/stat) from the start of the transfer to the last byte received; "
+           "receiving socket's thread on CPU 1. Goodput and guest CPU time (all CPUs: "
+           "the interval less each CPU's idle time in /proc/stat, which NO_HZ measures; "
+           "the busy ticks are sampled) from the start of the transfer to the last byte "
+           "received; "
            "median (min-max) of the repetitions that worked; ratios are of medians, "
            "and \"paired\" ones the median (min-max) of each repetition's ratio (the "
            "transports of a repetition run one after the other, so a host that "
