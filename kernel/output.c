@@ -1033,6 +1033,15 @@ void spray_queue_acks(struct spray_conn *c, u64 now,
 }
 
 /*
+ * The entropy value (UDP source port) of an answer sent without a
+ * connection: one of the ephemeral range, drawn each time.
+ */
+static u16 spray_stateless_ev(void)
+{
+	return 49152 + get_random_u32_below(16384);
+}
+
+/*
  * Answers to packets that no connection expects may go to forged sources:
  * at most SPRAY_NACK_RATE a second per source address (spray_net.nack_rl).
  */
@@ -1076,7 +1085,7 @@ struct sk_buff *spray_nack_skb(struct spray_net *sn,
 	p.nack.cum_psn = in->psn;
 	p.nack.grant_psn = in->psn;
 	skb = spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
-			      49152 + get_random_u32_below(16384));
+			      spray_stateless_ev());
 	if (skb)
 		trace_spray_nack_sent(0, to, p.nack.psn, 1, SPRAY_NACK_NO_CONN);
 	return skb;
@@ -1116,7 +1125,7 @@ struct sk_buff *spray_probe_echo_skb(struct spray_net *sn,
 	p.ack.ev_echo = in->ev;
 	p.ack.echo_psn = in->probe.probe_id;
 	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
-			       49152 + get_random_u32_below(16384));
+			       spray_stateless_ev());
 }
 
 /*
@@ -1139,7 +1148,7 @@ struct sk_buff *spray_closed_ack_skb(const struct spray_addr *to,
 	p.ack.grant_psn = cum;
 	p.ack.ev_echo = in->ev;
 	return spray_build_skb(&p, 0, saddr, to, in->dport, in->sport,
-			       49152 + get_random_u32_below(16384));
+			       spray_stateless_ev());
 }
 
 /* A NACK of @count psns from @psn, with the current cumulative ACK and grant. */

@@ -114,12 +114,19 @@ spray_lib_check "nothing was delivered to the socket" [ "$(stat2 rx-msgs)" = 0 ]
 # ---- NACKs to packets that no connection expects are rate-limited per
 # source: a flood with a forged source address is not reflected at it
 FLOOD=$here/spray_flood
-before=$(stat2 no-socket); limited=$(stat2 drop-nack-ratelimit)
-t0=$(date +%s%N)
-ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7999 -n 1000 synfull >/dev/null
-spray_lib_busywait 10000 eval '[ $(( $(stat2 no-socket) - before )) -ge 1000 ]'
-secs=$(( ($(date +%s%N) - t0 + 999999999) / 1000000000 ))
-answered=$(( 1000 - ($(stat2 drop-nack-ratelimit) - limited) ))
+# flood_answers KIND PORT COUNTER: 1000 packets of KIND to spray port PORT
+# of h2, waited for until h2's COUNTER grew by 1000; sets secs (how long,
+# rounded up) and answered (those the per-source rate let through)
+flood_answers() {
+	local ctr=$3 before limited t0
+	before=$(stat2 "$ctr"); limited=$(stat2 drop-nack-ratelimit)
+	t0=$(date +%s%N)
+	ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P "$2" -n 1000 "$1" >/dev/null
+	spray_lib_busywait 10000 eval '[ $(( $(stat2 "$ctr") - before )) -ge 1000 ]'
+	secs=$(( ($(date +%s%N) - t0 + 999999999) / 1000000000 ))
+	answered=$(( 1000 - ($(stat2 drop-nack-ratelimit) - limited) ))
+}
+flood_answers synfull 7999 no-socket
 spray_lib_check "1000 DATA packets to an unbound port: $answered NACKs in ${secs} s (20 at once, 20 a second)" \
 	[ "$answered" -ge 1 -a "$answered" -le $((20 + 20 * secs + 5)) ]
 spray_lib_check "  a real sender still learns that nobody listens there" \
@@ -128,12 +135,8 @@ spray_lib_check "  a real sender still learns that nobody listens there" \
 # PROBEs with SYN of incarnations h2 holds nothing for are echoed without
 # state (a sender that suspects a path MTU black hole asks whether the
 # peer is there): within the same rate, and no connection appears
-stale=$(stat2 drop-stale); limited=$(stat2 drop-nack-ratelimit); np=$(peers2)
-t0=$(date +%s%N)
-ip netns exec "$h1" "$FLOOD" -d 10.0.1.2 -P 7000 -n 1000 synprobe >/dev/null
-spray_lib_busywait 10000 eval '[ $(( $(stat2 drop-stale) - stale )) -ge 1000 ]'
-secs=$(( ($(date +%s%N) - t0 + 999999999) / 1000000000 ))
-answered=$(( 1000 - ($(stat2 drop-nack-ratelimit) - limited) ))
+stale=$(stat2 drop-stale); np=$(peers2)
+flood_answers synprobe 7000 drop-stale
 spray_lib_check "1000 PROBEs with SYN of no connection: $answered echoes in ${secs} s (20 at once, 20 a second)" \
 	[ "$answered" -ge 1 -a "$answered" -le $((20 + 20 * secs + 5)) ]
 spray_lib_check "  dropped as stale, no connection state ($(peers2) peers, $np before)" \
