@@ -513,9 +513,12 @@ static inline bool spray_rmsg_inline(const struct spray_rmsg *rm)
 
 /*
  * Smallest fragment accepted (but the last of a message): a sender's
- * fragments fill a packet of at least the IPv4 minimum MTU (576).
+ * fragments fill a packet of at least SPRAY_V4_MIN_MTU, the least MTU it
+ * cuts its packets to (the kernel's IPv4 routes keep at least
+ * net.ipv4.route.min_pmtu, 552 by default, which may be set as low as 68).
  */
 #define SPRAY_MIN_FRAG		256
+#define SPRAY_V4_MIN_MTU	(SPRAY_MIN_FRAG + SPRAY_DATA_HDR_LEN + 20 + 8)
 
 /*
  * What a socket may have below it: its DATA and PROBE skbs in qdiscs,

@@ -25,13 +25,17 @@
 
 /*
  * The UDP payload a packet has room for on a path of @mtu bytes, with the
- * floor the kernel's routes keep (576 for IPv4, 1280 for IPv6).
+ * floor the kernel's routes keep: IPv6's 1280; for IPv4 the namespace's
+ * net.ipv4.route.min_pmtu (552 by default: a Fragmentation Needed for
+ * less leaves the route at it, locked, and its packets without DF), but
+ * never below a packet of %SPRAY_MIN_FRAG (SPRAY_V4_MIN_MTU).
  */
-static u32 spray_mtu_payload(u32 mtu, bool v4)
+static u32 spray_mtu_payload(const struct net *net, u32 mtu, bool v4)
 {
 	if (v4)
-		return max(mtu, 576U) - sizeof(struct iphdr) -
-		       sizeof(struct udphdr);
+		return max3(mtu, READ_ONCE(net->ipv4.ip_rt_min_pmtu),
+			    (u32)SPRAY_V4_MIN_MTU) -
+		       sizeof(struct iphdr) - sizeof(struct udphdr);
 	return max(mtu, IPV6_MIN_MTU) - sizeof(struct ipv6hdr) -
 	       sizeof(struct udphdr);
 }
@@ -168,7 +172,8 @@ static int spray_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
  * -EHOSTUNREACH); or 0 and in *@frag the payload a packet may carry now,
  * for an error about the path MTU (0 if none).
  */
-static int spray_icmp_err(const struct sk_buff *skb, bool *fatal, u32 *frag)
+static int spray_icmp_err(const struct net *net, const struct sk_buff *skb,
+			  bool *fatal, u32 *frag)
 {
 	u32 mtu;
 	int err;
@@ -187,7 +192,8 @@ static int spray_icmp_err(const struct sk_buff *skb, bool *fatal, u32 *frag)
 				/* 0 from routers before RFC 1191: unknown */
 				mtu = ntohs(ih->un.frag.mtu);
 				if (mtu)
-					*frag = spray_mtu_payload(mtu, true) -
+					*frag = spray_mtu_payload(net, mtu,
+								  true) -
 						SPRAY_DATA_HDR_LEN;
 				return 0;
 			}
@@ -203,7 +209,8 @@ static int spray_icmp_err(const struct sk_buff *skb, bool *fatal, u32 *frag)
 	}
 	if (icmp6_hdr(skb)->icmp6_type == ICMPV6_PKT_TOOBIG) {
 		mtu = ntohl(icmp6_hdr(skb)->icmp6_mtu);
-		*frag = spray_mtu_payload(mtu, false) - SPRAY_DATA_HDR_LEN;
+		*frag = spray_mtu_payload(net, mtu, false) -
+			SPRAY_DATA_HDR_LEN;
 		return 0;
 	}
 	*fatal = icmpv6_err_convert(icmp6_hdr(skb)->icmp6_type,
@@ -234,7 +241,7 @@ static void spray_udp_err(struct sock *sk, struct sk_buff *skb, int off)
 	if (!sn || !hp || hp->version != SPRAY_WIRE_VERSION)
 		return;
 	spray_mib_inc(sn, SPRAY_MIB_ICMP_ERRORS);
-	err = spray_icmp_err(skb, &fatal, &frag);
+	err = spray_icmp_err(sn->net, skb, &fatal, &frag);
 	if (!err && !frag)
 		return;
 	/* the packet we sent: from us to the peer */
@@ -500,7 +507,7 @@ static int __spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		mtu = dst_mtu(&rt->dst);
 		ipv6_addr_set_v4mapped(fl4.saddr, saddr);
 		ip_rt_put(rt);
-		*payload = spray_mtu_payload(mtu, true);
+		*payload = spray_mtu_payload(sn->net, mtu, true);
 		return 0;
 	}
 	{
@@ -513,7 +520,7 @@ static int __spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
 		mtu = dst_mtu(dst);
 		*saddr = fl6.saddr;
 		dst_release(dst);
-		*payload = spray_mtu_payload(mtu, false);
+		*payload = spray_mtu_payload(sn->net, mtu, false);
 		return 0;
 	}
 }
@@ -552,7 +559,7 @@ int spray_udp_path(struct spray_net *sn, struct in6_addr *saddr,
  */
 u32 spray_udp_dst_payload(const struct dst_entry *dst, bool v4)
 {
-	return spray_mtu_payload(dst_mtu(dst), v4);
+	return spray_mtu_payload(dev_net(dst->dev), dst_mtu(dst), v4);
 }
 
 /**

@@ -256,6 +256,28 @@ spray_lib_check "  the asker's 21 answered" spray_lib_hold_stop ASK
 spray_lib_hold_stop ECHO2
 spray_lib_hold_stop ECHO
 
+# An IPv4 path of 560 bytes: below IPv4's 576, above the least MTU the
+# kernel's routes take (net.ipv4.route.min_pmtu, 552). h1's route learns
+# 560 from r's Fragmentation Needed, and a connection opened after cuts
+# its packets to it (before, to 576 at least: h1 fragmented every one).
+ip -n "$r" link set right mtu 560
+ip -n "$h1" route flush cache
+since hf "$h1" IpFragCreates; since rf "$r" IpFragCreates
+since fn "$r" IcmpOutDestUnreachs
+spray_lib_check "IPv4 through a 560-byte link: 5 messages of 20,000 bytes" \
+	xfer 10.0.1.1 10.0.2.2 7011 5
+since fn "$r" IcmpOutDestUnreachs
+ip -n "$h1" route get 10.0.2.2 | sed 's/^/# /'
+spray_lib_check "  r said Fragmentation Needed ($fn), h1's route learnt 560" \
+	bash -c "[ $fn -gt 0 ] && ip -n '$h1' route get 10.0.2.2 | grep -qw 'mtu 560'"
+since hf "$h1" IpFragCreates; since rf "$r" IpFragCreates
+spray_lib_check "IPv4, 560 bytes, a connection opened after: 20 messages" \
+	xfer 10.0.1.1 10.0.2.2 7012 20
+since hf "$h1" IpFragCreates; since rf "$r" IpFragCreates
+since fn "$r" IcmpOutDestUnreachs
+spray_lib_check "  its packets fit: fragmented by h1 $hf, r $rf; Fragmentation Needed $fn" \
+	[ "$hf" -eq 0 -a "$rf" -eq 0 -a "$fn" -eq 0 ]
+
 ip netns exec "$h1" "$SC" -t stats | grep -v "	0$" | tr '\n' ' ' | sed 's/^/# h1: /'
 echo
 spray_lib_tap_end
