@@ -134,12 +134,16 @@ now() { echo "$EPOCHREALTIME"; }
 
 # --- per-run records -------------------------------------------------------
 
-# busy and idle jiffies of the whole guest (user nice system irq softirq
-# steal / idle iowait), no process needed
+# busy and idle USER_HZ ticks of the whole guest (user nice system irq
+# softirq steal / idle iowait), when they were read, and the number of
+# CPUs: report.py counts the busy time as the interval less the idle time,
+# which NO_HZ measures, where the busy ticks are samples that miss most
+# of a CPU's short bursts between idle periods (as dpbench's cpu_busy());
+# no process needed
 cpu_snap() {
-	local c u n s i w q sq st
+	local c u n s i w q sq st t=$EPOCHREALTIME
 	read -r c u n s i w q sq st _ </proc/stat
-	echo "$((u + n + s + q + sq + st)) $((i + w))"
+	echo "$((u + n + s + q + sq + st)) $((i + w)) $t $(grep -c '^cpu[0-9]' /proc/stat)"
 }
 
 RUNNO=0
