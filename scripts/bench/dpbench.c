@@ -223,6 +223,30 @@ static double cpu_busy(const struct cpusnap *a, const struct cpusnap *b,
 	return span > idle ? span - idle : 0;
 }
 
+/*
+ * Print "cpu_busy_pct": [...] (each CPU's busy share of the interval from
+ * @a to @b) and return all CPUs' busy USER_HZ ticks; *@sampled: the
+ * tick's count of them.
+ */
+static double print_cpu_busy(const struct cpusnap *a, const struct cpusnap *b,
+			     double hz, double *sampled)
+{
+	double busy = 0, span = (b->t - a->t) * hz, s;
+	int c;
+
+	*sampled = 0;
+	printf("\"cpu_busy_pct\": [");
+	for (c = 0; c < a->n && c < b->n; c++) {
+		double x = cpu_busy(a, b, c, hz, &s);
+
+		busy += x;
+		*sampled += s;
+		printf("%s%.1f", c ? ", " : "", 100 * x / (span > 0 ? span : 1));
+	}
+	printf("], ");
+	return busy;
+}
+
 static void pin(int cpu, const char *name)
 {
 	cpu_set_t set;
@@ -593,9 +617,8 @@ static int bulk(void)
 	pthread_t st[MAXCONNS], rt;
 	long i;
 	long long per, unit = o.size;
-	double secs, busy = 0, tick_busy = 0, sampled, span;
+	double secs, busy, tick_busy, span;
 	double hz = sysconf(_SC_CLK_TCK);
-	int c;
 
 	/* every connection sends the same whole number of SIZE units */
 	per = o.bytes / o.conns / unit * unit;
@@ -653,15 +676,8 @@ static int bulk(void)
 		       100.0 * ((long long)sent_bytes - rx.bytes) / (sent_bytes ? sent_bytes : 1),
 		       (long long)send_refused, rx.truncated);
 	span = (rx.c1.t - rx.c0.t) * hz;
-	printf("\"cpu_busy_pct\": [");
-	for (c = 0; c < rx.c0.n && c < rx.c1.n; c++) {
-		double b = cpu_busy(&rx.c0, &rx.c1, c, hz, &sampled);
-
-		busy += b;
-		tick_busy += sampled;
-		printf("%s%.1f", c ? ", " : "", 100 * b / (span > 0 ? span : 1));
-	}
-	printf("], \"cpu_busy_s\": %.3f, \"cpu_ticks\": %.0f, \"cpu_ns_per_byte\": %.3f, "
+	busy = print_cpu_busy(&rx.c0, &rx.c1, hz, &tick_busy);
+	printf("\"cpu_busy_s\": %.3f, \"cpu_ticks\": %.0f, \"cpu_ns_per_byte\": %.3f, "
 	       "\"cpu_ns_per_byte_sampled\": %.3f, ",
 	       busy / hz, span * (rx.c0.n < rx.c1.n ? rx.c0.n : rx.c1.n),
 	       busy / hz * 1e9 / rx.bytes, tick_busy / hz * 1e9 / rx.bytes);
@@ -944,19 +960,10 @@ static int pingpong(void)
 	/* CPU or waiting: the guest's busy time per exchange (lost UDP
 	 * exchanges, and their 1 s waits, are in the interval) */
 	{
-		double busy = 0, tick_busy = 0, sampled, hz = sysconf(_SC_CLK_TCK);
-		double span = (rx.c1.t - rx.c0.t) * hz;
-		int c;
+		double tick_busy, hz = sysconf(_SC_CLK_TCK);
+		double busy = print_cpu_busy(&rx.c0, &rx.c1, hz, &tick_busy);
 
-		printf("\"cpu_busy_pct\": [");
-		for (c = 0; c < rx.c0.n && c < rx.c1.n; c++) {
-			double b = cpu_busy(&rx.c0, &rx.c1, c, hz, &sampled);
-
-			busy += b;
-			tick_busy += sampled;
-			printf("%s%.1f", c ? ", " : "", 100 * b / (span > 0 ? span : 1));
-		}
-		printf("], \"seconds\": %.3f, \"cpu_us_per_exchange\": %.1f, "
+		printf("\"seconds\": %.3f, \"cpu_us_per_exchange\": %.1f, "
 		       "\"cpu_us_per_exchange_sampled\": %.1f, ",
 		       rx.t_last - rx.t_start, busy / hz * 1e6 / (n + lost),
 		       tick_busy / hz * 1e6 / (n + lost));
