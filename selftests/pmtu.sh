@@ -93,12 +93,19 @@ since hf "$h1" IpFragCreates
 spray_lib_check "  and h1 fragmented the packets already cut larger ($hf fragments)" \
 	[ "$hf" -gt 0 ]
 
-spray_lib_check "IPv4, a connection opened after: 20 messages" \
-	xfer 10.0.1.1 10.0.2.2 7001 20
-since hf "$h1" IpFragCreates; since rf "$r" IpFragCreates
-since fn "$r" IcmpOutDestUnreachs
-spray_lib_check "  its packets fit: fragmented by h1 $hf, r $rf; Fragmentation Needed $fn" \
-	[ "$hf" -eq 0 -a "$rf" -eq 0 -a "$fn" -eq 0 ]
+# opened_after WHAT PORT: IPv4, a connection opened after h1's route to h2
+# learnt the path MTU: 20 messages, none of its packets fragmented
+opened_after() {
+	since hf "$h1" IpFragCreates; since rf "$r" IpFragCreates
+	since fn "$r" IcmpOutDestUnreachs
+	spray_lib_check "IPv4$1, a connection opened after: 20 messages" \
+		xfer 10.0.1.1 10.0.2.2 "$2" 20
+	since hf "$h1" IpFragCreates; since rf "$r" IpFragCreates
+	since fn "$r" IcmpOutDestUnreachs
+	spray_lib_check "  its packets fit: fragmented by h1 $hf, r $rf; Fragmentation Needed $fn" \
+		[ "$hf" -eq 0 -a "$rf" -eq 0 -a "$fn" -eq 0 ]
+}
+opened_after "" 7001
 
 # A black hole: r's ICMP towards h1 dropped (as by a filter on the way),
 # h2 at an address h1 has learnt no path MTU for. The large packets die
@@ -270,13 +277,7 @@ since fn "$r" IcmpOutDestUnreachs
 ip -n "$h1" route get 10.0.2.2 | sed 's/^/# /'
 spray_lib_check "  r said Fragmentation Needed ($fn), h1's route learnt 560" \
 	bash -c "[ $fn -gt 0 ] && ip -n '$h1' route get 10.0.2.2 | grep -qw 'mtu 560'"
-since hf "$h1" IpFragCreates; since rf "$r" IpFragCreates
-spray_lib_check "IPv4, 560 bytes, a connection opened after: 20 messages" \
-	xfer 10.0.1.1 10.0.2.2 7012 20
-since hf "$h1" IpFragCreates; since rf "$r" IpFragCreates
-since fn "$r" IcmpOutDestUnreachs
-spray_lib_check "  its packets fit: fragmented by h1 $hf, r $rf; Fragmentation Needed $fn" \
-	[ "$hf" -eq 0 -a "$rf" -eq 0 -a "$fn" -eq 0 ]
+opened_after ", 560 bytes" 7012
 
 ip netns exec "$h1" "$SC" -t stats | grep -v "	0$" | tr '\n' ' ' | sed 's/^/# h1: /'
 echo
