@@ -1305,7 +1305,7 @@ static const void *spray_skb_peek(const struct sk_buff *skb, u32 off,
 static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 			 u32 off, u32 seg, bool ce)
 {
-	u32 psn, fo, fl, i0, at, len, win, first_fl, last_fl = 0, n = 0;
+	u32 psn, fo, fl, i0, at, len, lim, first_fl, last_fl = 0, n = 0;
 	u32 bytes = 0, extras = 0, xlen = 0, xextra = 0, xn = 0, fn;
 	u8 hdr[SPRAY_DATA_HDR_LEN] __uninitialized;
 	/* the header the next packet must carry: @b->hdr's, but for three */
@@ -1330,9 +1330,16 @@ static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 	    psn - c->rx.cum >= SPRAY_RXWIN_BITS ||
 	    !list_empty(&ss->rx_waiting) || !list_empty(&ss->rx_turned))
 		return 0;
-	/* the packets the receive window has room for, from @psn */
-	win = SPRAY_RXWIN_BITS - (psn - c->rx.cum);
+	/*
+	 * The packets the run may take: from fragment i0 on, those the
+	 * receive window has room for and not received yet (a fragment not
+	 * in the map has no skb kept either: spray_rmsg_keep() follows
+	 * spray_rmsg_frag()), looked for once rather than per packet
+	 */
 	i0 = fo / rm->frag;
+	lim = find_next_bit(rm->fmap,
+			    min(i0 + SPRAY_RXWIN_BITS - (psn - c->rx.cum),
+				rm->nskbs), i0) - i0;
 	memcpy(exp, b->hdr, sizeof(exp));
 	/*
 	 * Packet n of the run, at @at: its psn, fragment (offset @fn, length
@@ -1349,8 +1356,7 @@ static u32 spray_rcv_run(struct spray_rx_batch *b, struct sk_buff *skb,
 				break;
 			xlen = fl;
 		}
-		if (n >= win || test_bit(i0 + n, rm->fmap) ||
-		    rm->skbs[i0 + n].skb || xextra > rm->extra_left - extras)
+		if (n >= lim || xextra > rm->extra_left - extras)
 			break;
 		extras += xextra;
 		xn++;
